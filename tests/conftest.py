@@ -1,0 +1,41 @@
+"""Shared test fixtures: one rank-agnostic suite, run serially and under mpiexec -n 2."""
+
+import gc
+from pathlib import Path
+
+from mpi4py import MPI
+
+import pytest
+
+import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip tests marked ``skip_in_parallel`` when running on more than one rank."""
+    if MPI.COMM_WORLD.size > 1:
+        skip = pytest.mark.skip(reason="serial-only test")
+        for item in items:
+            if "skip_in_parallel" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _collective_cleanup():
+    """PETSc object destruction is collective: collect garbage and sync after each test."""
+    yield
+    gc.collect()
+    MPI.COMM_WORLD.barrier()
+
+
+@pytest.fixture
+def comm():
+    return MPI.COMM_WORLD
+
+
+@pytest.fixture
+def shared_tmp(tmp_path_factory):
+    """A temporary directory that is the same path on every rank."""
+    path = tmp_path_factory.mktemp("shared") if MPI.COMM_WORLD.rank == 0 else None
+    return Path(MPI.COMM_WORLD.bcast(str(path) if path else None, root=0))
