@@ -1,0 +1,207 @@
+"""Static equilibrium of rods: Newton (PETSc SNES) with adaptive load stepping.
+
+The loop in :meth:`StaticProblem.solve` is the whole static flow:
+
+    λ ← λ + Δλ → update prescribed values → SNES Newton on (u, θ) →
+    converged?  commit (Λₙ ← exp(θ)Λₙ), grow Δλ on easy steps
+    failed?     restore the last good state, halve Δλ; below the minimum step raise.
+
+A step counts as converged only when SNES says so (residual or step-size test); SNES's
+divergence test is disabled because stiff rods trip it on their first iteration.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from mpi4py import MPI
+from petsc4py import PETSc
+
+import dolfinx.fem
+import dolfinx.fem.petsc
+import ufl
+
+from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
+from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.progress import Progress
+from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.supports import SupportConditions
+
+__all__ = ["LoadStepping", "StaticProblem", "StaticResult", "default_newton_options"]
+
+
+def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
+    """SNES Newton with a direct solve: PETSc's LU in serial (banded rod matrices), MUMPS in parallel."""
+    return {
+        "snes_type": "newtonls",
+        "snes_linesearch_type": "basic",
+        "snes_rtol": 1e-10,
+        "snes_atol": 1e-12,
+        "snes_stol": 1e-11,
+        "snes_max_it": 25,
+        "snes_divergence_tolerance": 1e300,  # -1 means "default" in PETSc >= 3.22
+        "ksp_type": "preonly",
+        "pc_type": "lu",
+        "pc_factor_mat_solver_type": "petsc" if comm.size == 1 else "mumps",
+    }
+
+
+@dataclass(frozen=True)
+class LoadStepping:
+    """Adaptive load stepping from λ = 0 to 1.
+
+    Attributes:
+        initial_step: First Δλ.
+        min_step: Smallest Δλ before giving up.
+        max_step: Largest Δλ.
+        grow: Factor applied to Δλ after a step that took at most ``easy_iterations``.
+        easy_iterations: Newton iterations at or below which a step counts as easy.
+    """
+
+    initial_step: float = 0.1
+    min_step: float = 1e-6
+    max_step: float = 0.25
+    grow: float = 1.5
+    easy_iterations: int = 5
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_step <= self.initial_step <= 1 or not self.min_step <= self.max_step:
+            raise InputError(
+                "load stepping needs 0 < min_step <= initial_step <= 1 and min_step <= max_step; "
+                f"got {self.min_step}, {self.initial_step}, {self.max_step}."
+            )
+        if not self.grow >= 1:
+            raise InputError(f"load stepping grow factor must be >= 1, got {self.grow}.")
+
+
+@dataclass
+class StaticResult:
+    """What a static solve went through: accepted load factors and Newton iterations."""
+
+    load_factors: list[float] = field(default_factory=list)
+    iterations: list[int] = field(default_factory=list)
+    rejected_steps: int = 0
+    elastic_energy: list[float] = field(default_factory=list)
+
+
+class StaticProblem:
+    """Rods in static equilibrium under supports and loads.
+
+    Args:
+        rod: The rod model.
+        supports: Boundary conditions at rod ends.
+        loads: Loads, all scaled by the load factor λ.
+        extra_residual: User UFL terms added to the residual (e.g. a foundation, a coupling
+            to another field); written with ``rod.state`` and ``rod.test_function``.
+        petsc_options_prefix: Mandatory prefix of the SNES options.
+        petsc_options: SNES/KSP options overriding :func:`default_newton_options`.
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        supports: Sequence[Support] = (),
+        loads: Sequence[Load] = (),
+        *,
+        petsc_options_prefix: str,
+        extra_residual: ufl.Form | None = None,
+        petsc_options: dict[str, object] | None = None,
+    ):
+        raise_collectively(
+            rod.mesh.comm,
+            None if petsc_options_prefix else "petsc_options_prefix must be a non-empty string.",
+        )
+        self._rod = rod
+        self._load_factor = dolfinx.fem.Constant(rod.mesh, 0.0)
+        self._supports = SupportConditions(rod, supports)
+        residual = rod.internal_residual()
+        for load in loads:
+            residual = residual - load.virtual_work(rod, self._load_factor)
+        if extra_residual is not None:
+            residual = residual + extra_residual
+        self._residual = residual
+        options = default_newton_options(rod.mesh.comm)
+        options.update(petsc_options or {})
+        self._problem = dolfinx.fem.petsc.NonlinearProblem(
+            residual,
+            rod.state,
+            bcs=self._supports.bcs,
+            petsc_options_prefix=petsc_options_prefix,
+            petsc_options=options,
+        )
+
+    @property
+    def rod(self) -> CosseratRod:
+        """The rod model."""
+        return self._rod
+
+    @property
+    def residual(self) -> ufl.Form:
+        """The full residual form (internal − external virtual work + user terms)."""
+        return self._residual
+
+    @property
+    def solver(self) -> PETSc.SNES:
+        """The PETSc SNES."""
+        return self._problem.solver
+
+    def solve_at(self, load_factor: float) -> tuple[bool, int]:
+        """One Newton solve at ``load_factor`` from the current state; returns (converged, its)."""
+        self._load_factor.value = load_factor
+        self._supports.update(load_factor)
+        self._problem.solve()
+        reason = self.solver.getConvergedReason()
+        return reason > 0, int(self.solver.getIterationNumber())
+
+    def solve(
+        self,
+        stepping: LoadStepping | None = None,
+        *,
+        on_step: Callable[[float], None] | None = None,
+        progress: bool = False,
+    ) -> StaticResult:
+        """Apply the loads from λ = 0 to 1 with adaptive steps.
+
+        Args:
+            stepping: Step-size control.
+            on_step: Called with λ after each accepted (committed) step, e.g. to write output.
+            progress: Show a progress bar on rank 0.
+
+        Returns:
+            The accepted load factors and iteration counts.
+
+        Raises:
+            ConvergenceError: On every rank, when a step fails at the minimum step size; the
+                state is then the last converged one (λ in the message).
+        """
+        stepping = stepping or LoadStepping()
+        result = StaticResult()
+        current, step = 0.0, stepping.initial_step
+        with Progress(self._rod.mesh.comm, "load steps", total=1.0, enabled=progress) as bar:
+            while current < 1.0 - 1e-14:
+                step = min(step, 1.0 - current)
+                saved = self._rod.snapshot()
+                converged, iterations = self.solve_at(current + step)
+                if not converged:
+                    self._rod.restore(saved)
+                    result.rejected_steps += 1
+                    step *= 0.5
+                    if step < stepping.min_step:
+                        self._load_factor.value = current
+                        raise ConvergenceError(
+                            f"Newton did not converge beyond load factor {current:.6g} "
+                            f"(SNES reason {self.solver.getConvergedReason()}, step {2 * step:.3g} "
+                            f"< min_step {stepping.min_step:.3g}); the rods hold the last "
+                            "converged state. Refine the mesh, lower min_step or check the loads."
+                        )
+                    continue
+                self._rod.commit()
+                current += step
+                result.load_factors.append(current)
+                result.iterations.append(iterations)
+                result.elastic_energy.append(self._rod.elastic_energy())
+                bar.update(current, f"λ={current:.4f} its={iterations}")
+                if on_step is not None:
+                    on_step(current)
+                if iterations <= stepping.easy_iterations:
+                    step = min(step * stepping.grow, stepping.max_step)
+        return result
