@@ -333,11 +333,13 @@ class PointConstraints:
         self._blocked = []
         for f, V in enumerate(self._spaces):
             if V.element.needs_dof_transformations:
-                raise InputError(f"field {f}: elements needing dof transformations are not supported")
+                raise InputError(
+                    f"field {f}: elements needing dof transformations are not supported"
+                )
             bs = V.dofmap.index_map_bs
             n = (V.dofmap.index_map.size_local + V.dofmap.index_map.num_ghosts) * bs
             mask = np.zeros(n, dtype=bool)
-            for bc in (bcs[f] if bcs is not None else ()):
+            for bc in bcs[f] if bcs is not None else ():
                 mask[bc.dof_indices()[0]] = True
             self._blocked.append(mask)
         self._dof_parameters: list[FloatArray | None] = [None] * len(self._spaces)
@@ -496,7 +498,8 @@ class PointConstraints:
         total = np.empty_like(sums)
         self._comm.Allreduce(sums, total, op=MPI.SUM)
         return [
-            (i, f, dofs, w / total[j]) for j, (i, (dofs, w)) in enumerate(zip(ids, local, strict=True))
+            (i, f, dofs, w / total[j])
+            for j, (i, (dofs, w)) in enumerate(zip(ids, local, strict=True))
         ]
 
     # -- evaluation ---------------------------------------------------------------------------
