@@ -1,0 +1,520 @@
+"""Two strings in rolling contact at moving points (paper eqs. 16–19), in DOLFINx.
+
+    u_tt − c² u_xx + λ δ(x − s1) = 0,    v_tt − c² v_yy − λ F δ(y − s2) = 0,
+    u_t(s1) = F v_t(s2),                  ṡ1 = G1 u_t(s1),  ṡ2 = G2 u_t(s1).
+
+Discretisation: Lagrange P1/P2 in space (mass M, stiffness K = c² ∫ u' w'), the implicit
+midpoint rule in time with the constraint and its point evaluation taken at the midpoint
+contact positions s* = (sⁿ + sⁿ⁺¹)/2:
+
+    (uⁿ⁺¹ − uⁿ)/Δt = W,   M (wⁿ⁺¹ − wⁿ)/Δt + K (uⁿ + uⁿ⁺¹)/2 + λ b1(s1*) = 0,
+    (same for v with −λ F b2(s2*)),   b1(s1*)·W − F b2(s2*)·Z = 0,
+    sᵢⁿ⁺¹ = sᵢⁿ + Δt Gᵢ b1(s1*)·W,
+
+where W, Z are the midpoint velocities and b(s) the constraint weights (basis values or a
+smeared kernel). Eliminating uⁿ⁺¹, wⁿ⁺¹ leaves one saddle-point system per step for (W, Z, μ),
+μ = Δt λ / 2, with A = M + Δt²/4 K:
+
+    [[A, 0, b1], [0, A, −F b2], [b1ᵀ, −F b2ᵀ, 0]] [W; Z; μ] = [M wⁿ − Δt/2 K uⁿ; (v); 0].
+
+The discrete energy ½ wᵀMw + ½ uᵀKu (+ the same for v) changes by −Δt λ (b1·W − F b2·Z) = 0
+per step: it is conserved exactly, whatever s* is, up to the linear solver's round-off. The
+s-update is solved by fixed-point iteration on s* (one saddle solve per iteration).
+"""
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Literal
+
+from mpi4py import MPI
+
+import numpy as np
+import numpy.typing as npt
+import ufl
+from dolfinx import fem
+from dolfinx.fem import petsc as fem_petsc
+
+from fe_rodcontact.constraints import IntervalLocator, PointConstraints, PointTerm
+from fe_rodcontact.contact.kernels import get_kernel
+from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
+from fe_rodcontact.expressions import parse_expression
+from fe_rodcontact.petsc import SaddlePointProblem, block_diagonal
+from fe_rodcontact.strings.geometry import create_string_mesh
+
+__all__ = ["StringsConfig", "StringsResult", "TwoStrings", "run_strings"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass
+class StringsConfig:
+    """Parameters of the two-strings model (both strings have the same length and ends).
+
+    Attributes:
+        bc: ``"fixed"`` or ``"periodic"`` ends.
+        length: String length L.
+        wave_speed: Wave speed c.
+        F: Coupling in the rolling constraint u_t(s1) = F v_t(s2).
+        G1: Contact-point mobility on string 1 (ṡ1 = G1 u_t(s1)).
+        G2: Contact-point mobility on string 2 (ṡ2 = G2 u_t(s1)).
+        s1: Initial contact point on string 1.
+        s2: Initial contact point on string 2.
+        u0: Initial displacement of string 1, an expression in x (and L, c).
+        u0_rate: Initial velocity of string 1.
+        v0: Initial displacement of string 2.
+        v0_rate: Initial velocity of string 2.
+        elements: Number of elements per string.
+        degree: Lagrange degree (1 or 2).
+        kernel: Constraint weights: ``"exact"`` basis values, ``"p1"`` hat or ``"smooth"``
+            cubic B-spline on the dof nodes.
+        dt: Time step.
+        t_end: Final time.
+        output_interval: Time between recorded outputs (a multiple of dt); default dt.
+        probes: Points of string 1 where u is recorded.
+        contact: Whether the strings are in contact (else two free strings).
+        solver: ``"direct"`` or ``"schur"`` saddle-point solver.
+        s_tol: Tolerance on the midpoint contact positions (relative to L).
+        max_iterations: Fixed-point iterations allowed per step.
+        snapshots: Whether to record u and v fields at the outputs (space-time plots).
+    """
+
+    bc: Literal["fixed", "periodic"] = "fixed"
+    length: float = 2.0 * np.pi
+    wave_speed: float = 1.0
+    F: float = 1.0
+    G1: float = 1.0
+    G2: float = 1.0
+    s1: float = 2.0
+    s2: float = 2.0
+    u0: str = "sin(2*pi*x/L)"
+    u0_rate: str = "0"
+    v0: str = "0"
+    v0_rate: str = "0"
+    elements: int = 128
+    degree: int = 1
+    kernel: Literal["exact", "p1", "smooth"] = "smooth"
+    dt: float = 0.01
+    t_end: float = 10.0
+    output_interval: float | None = None
+    probes: tuple[float, ...] = ()
+    contact: bool = True
+    solver: Literal["direct", "schur"] = "direct"
+    s_tol: float = 1e-13
+    max_iterations: int = 50
+    snapshots: bool = True
+
+    def validate(self) -> None:
+        """Check the parameters.
+
+        Raises:
+            InputError: Naming the first bad parameter and what is expected.
+        """
+
+        def positive(name: str) -> None:
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
+                raise InputError(f"{name} must be a positive number, got {value!r}")
+
+        if self.bc not in ("fixed", "periodic"):
+            raise InputError(f"bc must be 'fixed' or 'periodic', got {self.bc!r}")
+        for name in ("length", "wave_speed", "dt"):
+            positive(name)
+        if not (np.isfinite(self.t_end) and self.t_end >= 0):
+            raise InputError(f"t_end must be >= 0, got {self.t_end!r}")
+        for name in ("F", "G1", "G2", "s1", "s2"):
+            if not np.isfinite(getattr(self, name)):
+                raise InputError(f"{name} must be finite, got {getattr(self, name)!r}")
+        for name in ("s1", "s2", *(f"probe {p}" for p in self.probes)):
+            value = float(name.split()[1]) if name.startswith("probe") else getattr(self, name)
+            if not 0.0 <= value <= self.length:
+                raise InputError(f"{name} = {value!r} lies outside the string [0, {self.length!r}]")
+        if int(self.elements) != self.elements or self.elements < 1:
+            raise InputError(f"elements must be a positive integer, got {self.elements!r}")
+        if self.degree not in (1, 2):
+            raise InputError(f"degree must be 1 or 2, got {self.degree!r}")
+        if self.kernel not in ("exact", "p1", "smooth"):
+            raise InputError(f"kernel must be 'exact', 'p1' or 'smooth', got {self.kernel!r}")
+        if self.solver not in ("direct", "schur"):
+            raise InputError(f"solver must be 'direct' or 'schur', got {self.solver!r}")
+        if self.output_interval is not None:
+            positive("output_interval")
+        ratio = self.output_steps
+        if abs(ratio * self.dt - self.interval) > 1e-9 * self.interval:
+            raise InputError(
+                f"output_interval {self.interval!r} must be a multiple of dt {self.dt!r}"
+            )
+        if self.max_iterations < 1:
+            raise InputError("max_iterations must be >= 1")
+
+    @property
+    def interval(self) -> float:
+        """The output interval (dt when not given)."""
+        return self.dt if self.output_interval is None else float(self.output_interval)
+
+    @property
+    def output_steps(self) -> int:
+        """Time steps between outputs."""
+        return max(1, round(self.interval / self.dt))
+
+    @property
+    def num_steps(self) -> int:
+        """Number of time steps to reach t_end (t_end is rounded to a multiple of dt)."""
+        return round(self.t_end / self.dt)
+
+
+@dataclass
+class StringsResult:
+    """Time series at exact multiples of the output interval (every array on every rank).
+
+    Attributes:
+        t: Output times.
+        s1: Contact point on string 1.
+        s2: Contact point on string 2.
+        multiplier: λ (sign of the equations) over the time step ending at t (NaN at t = 0).
+        energy: Total discrete energy.
+        u_hat1: First Fourier sine coefficient (2/L)∫u sin(2πx/L) dx.
+        u_probe: u at the probe points, one column per point.
+        probes: The probe points.
+        x: Positions of the dof nodes (sorted) for the snapshots (rank 0, else empty).
+        u_field: u at ``x`` at every output time (rank 0; empty without snapshots).
+        v_field: v at ``x`` at every output time (rank 0; empty without snapshots).
+        iterations: Fixed-point iterations of every time step.
+        config: The parameters of the run.
+    """
+
+    t: FloatArray
+    s1: FloatArray
+    s2: FloatArray
+    multiplier: FloatArray
+    energy: FloatArray
+    u_hat1: FloatArray
+    u_probe: FloatArray
+    probes: FloatArray
+    x: FloatArray
+    u_field: FloatArray
+    v_field: FloatArray
+    iterations: npt.NDArray[np.int64]
+    config: StringsConfig = field(repr=False)
+
+    TIME_SERIES = ("t", "s1", "s2", "multiplier", "energy", "u_hat1", "u_probe")
+    """The keys of the ``.npz`` time series (the issue's output contract)."""
+
+    def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
+        """Write the time series to ``path`` (.npz) and the snapshots to ``<stem>_fields.npz``.
+
+        Only rank 0 writes; the call is collective (a barrier follows).
+        """
+        path = Path(path)
+        if comm.rank == 0:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(path, **{k: getattr(self, k) for k in self.TIME_SERIES})
+            if self.u_field.size:
+                np.savez(
+                    path.with_name(path.stem + "_fields.npz"),
+                    t=self.t,
+                    x=self.x,
+                    u=self.u_field,
+                    v=self.v_field,
+                    s1=self.s1,
+                    s2=self.s2,
+                )
+        comm.barrier()
+
+
+class TwoStrings:
+    """The FE model of two strings in rolling contact; drive it with :meth:`step` or :meth:`run`.
+
+    Both strings live on one mesh (they have the same length and ends) as two functions
+    ``u`` and ``v`` of one space; the contact points may sit on different ranks.
+    """
+
+    def __init__(self, config: StringsConfig, comm: MPI.Comm = MPI.COMM_WORLD):
+        """Build the mesh, forms, matrices, initial state and solvers (collective).
+
+        Raises:
+            InputError: On every rank, for bad parameters or expressions.
+        """
+        try:
+            config.validate()
+            message = None
+        except InputError as error:
+            message = str(error)
+        raise_collectively(comm, message)
+        self.config = c = config
+        self.comm = comm
+        self.mesh, self.geometry = create_string_mesh(comm, c.length, c.elements, c.bc)
+        self.V = V = fem.functionspace(self.mesh, ("Lagrange", c.degree))
+        self.locator = IntervalLocator(self.mesh, self.geometry)
+        self._n = V.dofmap.index_map.size_local
+        params = self.locator.dof_parameters(V)
+
+        # boundary conditions (fixed ends)
+        self.bcs: list[fem.DirichletBC] = []
+        if c.bc == "fixed":
+            ends = fem.locate_dofs_geometrical(
+                V, lambda x: np.isclose(x[0], 0.0) | np.isclose(x[0], c.length)
+            )
+            self.bcs = [fem.dirichletbc(0.0, ends, V)]
+        self._bc_owned = np.concatenate(
+            [bc.dof_indices()[0][bc.dof_indices()[0] < self._n] for bc in self.bcs] or [[]]
+        ).astype(np.int32)
+
+        # matrices: M, K (no bcs) for energy and right-hand sides; A with bcs for the solve
+        trial, test = ufl.TrialFunction(V), ufl.TestFunction(V)
+        mass = trial * test * ufl.dx
+        stiffness = c.wave_speed**2 * ufl.inner(ufl.grad(trial), ufl.grad(test)) * ufl.dx
+        self.M = fem_petsc.assemble_matrix(fem.form(mass))
+        self.M.assemble()
+        self.K = fem_petsc.assemble_matrix(fem.form(stiffness))
+        self.K.assemble()
+        self.A = fem_petsc.assemble_matrix(
+            fem.form(mass + (c.dt**2 / 4.0) * stiffness), bcs=self.bcs
+        )
+        self.A.assemble()
+
+        # state
+        self.u, self.w = fem.Function(V, name="u"), fem.Function(V, name="u_t")
+        self.v, self.z = fem.Function(V, name="v"), fem.Function(V, name="v_t")
+        self._W, self._Z = fem.Function(V), fem.Function(V)
+        names = {"L": c.length, "c": c.wave_speed}
+        for fn, text, label in (
+            (self.u, c.u0, "u0"),
+            (self.w, c.u0_rate, "u0_rate"),
+            (self.v, c.v0, "v0"),
+            (self.z, c.v0_rate, "v0_rate"),
+        ):
+            values = parse_expression(text, names)(params)
+            bad = None
+            if c.bc == "fixed":
+                ends = np.isclose(params, 0.0) | np.isclose(params, c.length)
+                scale = 1.0 + np.max(np.abs(values), initial=0.0)
+                if np.any(np.abs(values[ends]) > 1e-10 * scale):
+                    bad = f"{label} = {text!r} must vanish at the fixed ends x = 0 and x = L"
+            raise_collectively(comm, bad)
+            fn.x.array[:] = values
+        self.time_step = 0
+        self.s1, self.s2 = float(c.s1), float(c.s2)
+        self.contact_velocity = 0.0
+        self.multiplier = np.nan
+        self.iterations = 0
+
+        # the contact multiplier block and the saddle-point solver
+        kernel = None if c.kernel == "exact" else get_kernel(c.kernel)
+        self.constraints = PointConstraints(
+            [V, V], 1 if c.contact else 0, self.locator, kernel=kernel, bcs=[self.bcs, self.bcs]
+        )
+        self._stacked = block_diagonal([self.A, self.A])
+        TwoStrings._count += 1
+        self.problem = SaddlePointProblem(
+            self._stacked,
+            self.constraints,
+            petsc_options_prefix=f"fe_rodcontact_strings_{TwoStrings._count}_",
+            method=c.solver,
+        )
+        if c.contact:
+            self.constraints.update(self._terms(self.s1, self.s2))
+        self.problem.update()
+
+        # outputs: Fourier coefficient, probes, snapshot ordering
+        sine = np.sin(2.0 * np.pi * params / c.length)
+        sine_fn = fem.Function(V)
+        sine_fn.x.array[:] = sine
+        weights = self.M.createVecLeft()
+        self.M.mult(sine_fn.x.petsc_vec, weights)
+        self._fourier = (2.0 / c.length) * weights.getArray().copy()
+        weights.destroy()
+        self.probes = np.asarray(c.probes, dtype=np.float64)
+        self._probe_block = None
+        if self.probes.size:
+            self._probe_block = PointConstraints([V], self.probes.size, self.locator)
+            self._probe_block.update([PointTerm(j, 0, float(p)) for j, p in enumerate(self.probes)])
+        gathered = comm.gather(params[: self._n], root=0)
+        if comm.rank == 0:
+            allp = np.concatenate(gathered)
+            self._order = np.argsort(allp, kind="stable")
+            self.nodes = allp[self._order]
+        else:
+            self._order = np.zeros(0, dtype=np.int64)
+            self.nodes = np.zeros(0)
+
+    _count = 0
+
+    # -- small helpers ---------------------------------------------------------------------
+    def _terms(self, s1: float, s2: float) -> list[PointTerm]:
+        """The rolling constraint u_t(s1) − F v_t(s2) = 0 as point terms."""
+        return [PointTerm(0, 0, s1), PointTerm(0, 1, s2, (-self.config.F,))]
+
+    def _dot(self, a: FloatArray, b: FloatArray) -> float:
+        return float(self.comm.allreduce(float(np.dot(a, b)), op=MPI.SUM))
+
+    def _apply(self, mat: object, fn: fem.Function) -> FloatArray:
+        out = mat.createVecLeft()  # type: ignore[attr-defined]
+        mat.mult(fn.x.petsc_vec, out)  # type: ignore[attr-defined]
+        arr = out.getArray().copy()
+        out.destroy()
+        return arr
+
+    # -- observables -----------------------------------------------------------------------
+    def energy(self) -> float:
+        """Discrete energy ½ wᵀMw + ½ uᵀKu + ½ zᵀMz + ½ vᵀKv."""
+        n = self._n
+        total = 0.0
+        for disp, vel in ((self.u, self.w), (self.v, self.z)):
+            total += 0.5 * np.dot(vel.x.array[:n], self._apply(self.M, vel))
+            total += 0.5 * np.dot(disp.x.array[:n], self._apply(self.K, disp))
+        return float(self.comm.allreduce(total, op=MPI.SUM))
+
+    def u_hat1(self) -> float:
+        """First Fourier sine coefficient (2/L)∫u sin(2πx/L) dx (with the FE mass matrix)."""
+        return self._dot(self._fourier, self.u.x.array[: self._n])
+
+    def probe_values(self) -> FloatArray:
+        """Return u at the probe points (collective)."""
+        if self._probe_block is None:
+            return np.zeros(0)
+        return self._probe_block.evaluate([self.u.x.array])
+
+    def constraint_residual(self, velocities: tuple[FloatArray, FloatArray] | None = None) -> float:
+        """|b1(s1*)·W − F b2(s2*)·Z| of the last step (or of given local velocity arrays)."""
+        if not self.config.contact:
+            return 0.0
+        arrays = velocities or (self._W.x.array, self._Z.x.array)
+        return float(abs(self.constraints.residual(list(arrays))[0]))
+
+    def snapshot(self) -> tuple[FloatArray, FloatArray]:
+        """Return u and v at the sorted dof nodes (on rank 0; empty elsewhere)."""
+        out = []
+        for fn in (self.u, self.v):
+            parts = self.comm.gather(fn.x.array[: self._n].copy(), root=0)
+            out.append(np.concatenate(parts)[self._order] if self.comm.rank == 0 else np.zeros(0))
+        return out[0], out[1]
+
+    # -- time stepping ---------------------------------------------------------------------
+    def step(self) -> None:
+        """Advance one time step (collective).
+
+        Raises:
+            ConvergenceError: If the contact-point iteration does not converge.
+            InputError: If a contact point leaves a string with fixed ends.
+        """
+        c = self.config
+        n, dt = self._n, c.dt
+        rhs = []
+        for disp, vel in ((self.u, self.w), (self.v, self.z)):
+            f = self._apply(self.M, vel) - 0.5 * dt * self._apply(self.K, disp)
+            f[self._bc_owned] = 0.0
+            rhs.append(f)
+        rhs_stacked = np.concatenate(rhs)
+        s1n, s2n = self.s1, self.s2
+        # predictor: the midpoint positions with the last contact velocity
+        s1m = s1n + 0.5 * dt * c.G1 * self.contact_velocity
+        s2m = s2n + 0.5 * dt * c.G2 * self.contact_velocity
+        tol = c.s_tol * c.length
+        converged = False
+        for it in range(1, c.max_iterations + 1):
+            if c.contact:
+                self.constraints.update(self._terms(s1m, s2m))
+                self.problem.update()
+            x, mu = self.problem.solve(rhs_stacked)
+            self._W.x.array[:n] = x[:n]
+            self._Z.x.array[:n] = x[n:]
+            self._W.x.scatter_forward()
+            self._Z.x.scatter_forward()
+            if not c.contact:
+                converged, q, mu = True, 0.0, np.array([np.nan])
+                break
+            q = float(self.constraints.evaluate([self._W.x.array, self._Z.x.array])[0])
+            s1_new, s2_new = s1n + dt * c.G1 * q, s2n + dt * c.G2 * q
+            change = max(abs(0.5 * (s1n + s1_new) - s1m), abs(0.5 * (s2n + s2_new) - s2m))
+            s1m, s2m = 0.5 * (s1n + s1_new), 0.5 * (s2n + s2_new)
+            if change <= tol:
+                converged = True
+                break
+        if not converged:
+            raise ConvergenceError(
+                f"contact-point iteration did not converge in {c.max_iterations} iterations at "
+                f"t = {self.time_step * dt:g} (last change {change:.3e}); reduce dt"
+            )
+        if c.contact:
+            self.s1, self.s2 = 2.0 * s1m - s1n, 2.0 * s2m - s2n
+        self.contact_velocity = q
+        self.multiplier = 2.0 * float(mu[0]) / dt if c.contact else np.nan
+        self.iterations = it
+        for disp, vel, mid in ((self.u, self.w, self._W), (self.v, self.z, self._Z)):
+            disp.x.array[:] += dt * mid.x.array
+            vel.x.array[:] = 2.0 * mid.x.array - vel.x.array
+        self.time_step += 1
+        if c.contact and c.bc == "fixed":
+            outside = [s for s in (self.s1, self.s2) if not 0.0 <= s <= c.length]
+            raise_collectively(
+                self.comm,
+                None
+                if not outside
+                else f"contact point s = {outside[0]!r} left the string at t = {self.time:g}",
+                ConvergenceError,
+            )
+
+    @property
+    def time(self) -> float:
+        """Current time (step count × dt)."""
+        return self.time_step * self.config.dt
+
+    def run(self, progress: bool = False) -> StringsResult:
+        """Integrate to ``t_end`` recording outputs every ``output_steps`` steps."""
+        c = self.config
+        every = c.output_steps
+        records: dict[str, list] = {k: [] for k in StringsResult.TIME_SERIES}
+        u_field, v_field, iterations = [], [], []
+
+        def record() -> None:
+            records["t"].append(self.time_step * c.dt)
+            records["s1"].append(self.s1)
+            records["s2"].append(self.s2)
+            records["multiplier"].append(self.multiplier)
+            records["energy"].append(self.energy())
+            records["u_hat1"].append(self.u_hat1())
+            records["u_probe"].append(self.probe_values())
+            if c.snapshots:
+                u, v = self.snapshot()
+                u_field.append(u)
+                v_field.append(v)
+
+        record()
+        for k in range(1, c.num_steps + 1):
+            self.step()
+            iterations.append(self.iterations)
+            if k % every == 0:
+                record()
+            if progress and self.comm.rank == 0 and k % max(1, c.num_steps // 20) == 0:
+                print(f"  t = {self.time:9.4f}  s1 = {self.s1:.6f}  s2 = {self.s2:.6f}", flush=True)
+        arrays = {k: np.asarray(v, dtype=np.float64) for k, v in records.items()}
+        arrays["u_probe"] = arrays["u_probe"].reshape(len(records["t"]), self.probes.size)
+        return StringsResult(
+            **arrays,
+            probes=self.probes.copy(),
+            x=self.nodes.copy(),
+            u_field=np.asarray(u_field) if c.snapshots and self.comm.rank == 0 else np.zeros(0),
+            v_field=np.asarray(v_field) if c.snapshots and self.comm.rank == 0 else np.zeros(0),
+            iterations=np.asarray(iterations, dtype=np.int64),
+            config=c,
+        )
+
+    def destroy(self) -> None:
+        """Free the PETSc objects (collective)."""
+        self.problem.destroy()
+        for mat in (self.M, self.K, self.A, self._stacked):
+            mat.destroy()
+
+
+def run_strings(config: StringsConfig, comm: MPI.Comm = MPI.COMM_WORLD) -> StringsResult:
+    """Build the model for ``config``, integrate to ``t_end`` and free it."""
+    model = TwoStrings(config, comm)
+    try:
+        return model.run()
+    finally:
+        model.destroy()
+
+
+def config_fields() -> tuple[str, ...]:
+    """Names of the :class:`StringsConfig` fields (for case files)."""
+    return tuple(f.name for f in fields(StringsConfig))
