@@ -246,7 +246,9 @@ class RodMesh:
         names: Sequence[str],
         lengths: Sequence[float],
         closed: Sequence[bool],
+        end_nodes: Sequence[tuple[int, int]],
     ):
+        self._end_nodes = tuple(end_nodes)
         self._mesh = mesh
         self._cell_tags = cell_tags
         self._facet_tags = facet_tags
@@ -269,7 +271,7 @@ class RodMesh:
     @property
     def degree(self) -> int:
         """Polynomial degree of the geometry (1 or 2)."""
-        return int(self._mesh.geometry.cmap.degree)
+        return int(self._mesh.geometry.cmaps[0].degree)
 
     @property
     def cell_tags(self) -> dolfinx.mesh.MeshTags:
@@ -329,6 +331,12 @@ class RodMesh:
         if end not in ("start", "end"):
             raise InputError(f"rod end must be 'start' or 'end', got {end!r}.")
         return 2 * i + (1 if end == "start" else 2)
+
+    def end_node(self, rod: int | str, end: str) -> int:
+        """Input (rank-independent) node index of the ``"start"`` or ``"end"`` of an open rod."""
+        self.end_tag(rod, end)  # validates
+        start, finish = self._end_nodes[self.rod_index(rod)]
+        return start if end == "start" else finish
 
     def end_vertices(self, rod: int | str, end: str) -> npt.NDArray[np.int32]:
         """Local vertex indices (0 or 1 of them on this rank) of a rod end."""
@@ -428,7 +436,9 @@ def _build(
         mesh, 0, np.asarray(tagged, np.int32)[order], np.asarray(values, np.int32)[order]
     )
     facet_tags.name = "rod_ends"
-    return RodMesh(mesh, cell_tags, facet_tags, node_frames, node_arclength, names, lengths, closed)
+    return RodMesh(
+        mesh, cell_tags, facet_tags, node_frames, node_arclength, names, lengths, closed, ends
+    )
 
 
 def create_rod_mesh(

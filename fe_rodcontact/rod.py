@@ -280,6 +280,54 @@ class CosseratRod:
         """δ∫W ds: the internal virtual work (first variation of the strain energy)."""
         return ufl.derivative(self._strain_energy, self._state, self._test)
 
+    def gather_nodal(self, function: dolfinx.fem.Function) -> Array:
+        """Nodal values of a Lagrange Function on this rod mesh, in input node order, on all ranks.
+
+        Independent of the number of ranks and the partition (for comparisons and output).
+        """
+        mesh = self.mesh
+        space = function.function_space
+        bs = space.dofmap.bs
+        n_owned = space.dofmap.index_map.size_local
+        geometry_nodes = mesh.geometry.dofmaps[0]
+        field_dofs = space.dofmap.list
+        input_index = np.empty(n_owned + space.dofmap.index_map.num_ghosts, dtype=np.int64)
+        input_index[field_dofs.ravel()] = mesh.geometry.input_global_indices[geometry_nodes.ravel()]
+        values = function.x.array.reshape(-1, bs)
+        pieces = mesh.comm.allgather((input_index[:n_owned], values[:n_owned]))
+        total = sum(len(i) for i, _ in pieces)
+        out = np.empty((total, bs))
+        for index, vals in pieces:
+            out[index] = vals
+        return out
+
+    def gather_nodal_coordinates(self) -> Array:
+        """Reference coordinates of all nodes in input order, on all ranks."""
+        coordinates = dolfinx.fem.Function(self._V_vector)
+        coordinates.x.array[:] = self._V_vector.tabulate_dof_coordinates().ravel()
+        return self.gather_nodal(coordinates)
+
+    def evaluate_at_quadrature_points(self, expression: ufl.core.expr.Expr) -> Array:
+        """Values of a UFL expression at the reduced quadrature points of the owned cells.
+
+        Returns:
+            Array of shape (owned cells × points, value size) (local to this rank).
+        """
+        n_cells = self.mesh.topology.index_map(1).size_local
+        compiled = dolfinx.fem.Expression(expression, self._quadrature_points)
+        values = compiled.eval(self.mesh, np.arange(n_cells, dtype=np.int32))
+        return values.reshape(n_cells * len(self._quadrature_points), -1)
+
+    @property
+    def reference_strain(self) -> dolfinx.fem.Function:
+        """Γ⁰ at the quadrature points (the stress-free strain)."""
+        return self._reference_strain
+
+    @property
+    def reference_curvature(self) -> dolfinx.fem.Function:
+        """Ω⁰ at the quadrature points (natural curvature and twist)."""
+        return self._reference_curvature
+
     # -- state updates --------------------------------------------------------------------------
     def elastic_energy(self) -> float:
         """The elastic energy of the current state, summed over ranks."""

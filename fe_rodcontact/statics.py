@@ -30,7 +30,7 @@ __all__ = ["LoadStepping", "StaticProblem", "StaticResult", "default_newton_opti
 
 
 def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
-    """SNES Newton with a direct solve: PETSc's LU in serial (banded rod matrices), MUMPS in parallel."""
+    """Newton (SNES) with a direct solve: PETSc LU in serial (banded matrices), MUMPS in parallel."""
     return {
         "snes_type": "newtonls",
         "snes_linesearch_type": "basic",
@@ -157,6 +157,7 @@ class StaticProblem:
         stepping: LoadStepping | None = None,
         *,
         on_step: Callable[[float], None] | None = None,
+        stops: Sequence[float] = (),
         progress: bool = False,
     ) -> StaticResult:
         """Apply the loads from λ = 0 to 1 with adaptive steps.
@@ -164,6 +165,8 @@ class StaticProblem:
         Args:
             stepping: Step-size control.
             on_step: Called with λ after each accepted (committed) step, e.g. to write output.
+            stops: Load factors in (0, 1) that the stepping lands on exactly (e.g. the load
+                levels of a benchmark table).
             progress: Show a progress bar on rank 0.
 
         Returns:
@@ -176,9 +179,15 @@ class StaticProblem:
         stepping = stepping or LoadStepping()
         result = StaticResult()
         current, step = 0.0, stepping.initial_step
+        raise_collectively(
+            self._rod.mesh.comm,
+            None if all(0 < s < 1 for s in stops) else f"stops must lie in (0, 1), got {stops}.",
+        )
+        landmarks = sorted({*stops, 1.0})
         with Progress(self._rod.mesh.comm, "load steps", total=1.0, enabled=progress) as bar:
             while current < 1.0 - 1e-14:
-                step = min(step, 1.0 - current)
+                next_stop = next(s for s in landmarks if s > current + 1e-14)
+                step = min(step, next_stop - current)
                 saved = self._rod.snapshot()
                 converged, iterations = self.solve_at(current + step)
                 if not converged:
@@ -195,7 +204,7 @@ class StaticProblem:
                         )
                     continue
                 self._rod.commit()
-                current += step
+                current = next_stop if abs(current + step - next_stop) < 1e-14 else current + step
                 result.load_factors.append(current)
                 result.iterations.append(iterations)
                 result.elastic_energy.append(self._rod.elastic_energy())
