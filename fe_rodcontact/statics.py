@@ -30,7 +30,7 @@ __all__ = ["LoadStepping", "StaticProblem", "StaticResult", "default_newton_opti
 
 
 def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
-    """Newton (SNES) with a direct solve: PETSc LU in serial (banded matrices), MUMPS in parallel."""
+    """Newton (SNES), direct solves: PETSc LU in serial (banded matrices), MUMPS in parallel."""
     return {
         "snes_type": "newtonls",
         "snes_linesearch_type": "basic",
