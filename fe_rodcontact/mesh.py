@@ -119,6 +119,20 @@ def chain_from_curve(curve: Curve, degree: int, elements: int | None = None) -> 
 _NOT_ONE_CHAIN = "its cells form several pieces, not a single chain; give each piece its own tag."
 
 
+def _duplicate_nodes(x: Array, used: npt.NDArray[np.int64]) -> str | None:
+    """Describe two distinct node numbers at one point among ``used``, if there are any."""
+    scale = max(float(np.ptp(x[used], axis=0).max()), 1e-300)
+    rounded = np.round(x[used] / (1e-10 * scale)).astype(np.int64)
+    _, first, counts = np.unique(rounded, axis=0, return_index=True, return_counts=True)
+    if not np.any(counts > 1):
+        return None
+    dup = used[first[np.argmax(counts > 1)]]
+    return (
+        f"duplicate nodes at {x[dup].tolist()} (two node numbers, one point); merge them "
+        "(e.g. gmsh's Coherence) so each rod is one connected chain, or move the rods apart."
+    )
+
+
 def _validate_chain(x: Array, cells: npt.NDArray[np.int64], name: str) -> str | None:
     """Why these cells are not one chain of positive-length cells without duplicate nodes."""
     ends = cells[:, :2]
@@ -131,14 +145,9 @@ def _validate_chain(x: Array, cells: npt.NDArray[np.int64], name: str) -> str | 
             "coincide); remove the degenerate cell or the duplicate node."
         )
     used = np.unique(cells)
-    rounded = np.round(x[used] / (1e-10 * scale)).astype(np.int64)
-    _, first, counts = np.unique(rounded, axis=0, return_index=True, return_counts=True)
-    if np.any(counts > 1):
-        dup = used[first[np.argmax(counts > 1)]]
-        return (
-            f"rod {name!r}: duplicate nodes at {x[dup].tolist()} (two node numbers, one point); "
-            "merge them (e.g. gmsh's Coherence) so the rod is one connected chain."
-        )
+    duplicate = _duplicate_nodes(x, used)
+    if duplicate is not None:
+        return f"rod {name!r}: {duplicate}"
     degree_of = np.bincount(ends.ravel(), minlength=len(x))[used]
     n_vertices = len(np.unique(ends))
     if np.any(degree_of > 2):
@@ -533,6 +542,16 @@ def _read_chains(path: Path, rod_tag: str | None) -> tuple[list[RodChain], int]:
         raise InputError(f"{path}: no cell data {rod_tag!r}; found {sorted(data.cell_data)}.")
     x = np.zeros((len(data.points), 3))
     x[:, : data.points.shape[1]] = data.points
+    length = np.linalg.norm(x[cells[:, 1]] - x[cells[:, 0]], axis=1)
+    short = np.flatnonzero(length <= 1e-12 * max(float(np.ptp(x, axis=0).max()), 1e-300))
+    if len(short):
+        raise InputError(
+            f"{path}: cell {short[0]} has zero length (its end nodes "
+            f"{cells[short[0], :2].tolist()} coincide); remove it or merge its nodes."
+        )
+    duplicate = _duplicate_nodes(x, np.unique(cells))
+    if duplicate is not None:
+        raise InputError(f"{path}: {duplicate}")
     if tags is None:
         tags = _components(cells)
     chains = []
