@@ -1,0 +1,390 @@
+"""Rod dynamics: the time-stepping driver with adaptive steps, recording and restart.
+
+The loop in :meth:`DynamicProblem.solve` is the whole dynamic flow:
+
+    for each step tₙ → tₙ + Δt:
+        prescribed end motions at tₙ₊₁, load factors at the integrator's load time,
+        predictor uₙ₊₁ = uₙ + Δt vₙ, τ = 0 → SNES Newton on (uₙ₊₁, τ)
+        converged?  external work of the step, velocities, Λₙ₊₁ = cay(τ)Λₙ (commit),
+                    record energies and momenta, fields every k steps, checkpoint every m;
+                    grow Δt back towards the nominal step after easy steps
+        failed?     restore the last good state and halve Δt; below ``min_dt`` write the
+                    last good state as a checkpoint and raise ConvergenceError on every rank.
+
+A checkpoint holds every array of the state (per rank) plus time, step size and the series;
+:meth:`DynamicProblem.read_checkpoint` then continues bit for bit as if uninterrupted. It must be
+read with the same mesh and the same number of ranks.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from petsc4py import PETSc
+
+import dolfinx.fem
+import dolfinx.fem.petsc
+import numpy as np
+import numpy.typing as npt
+import ufl
+
+from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
+from fe_rodcontact.integrators import (
+    EnergyMomentum,
+    GeneralizedAlpha,
+    Integrator,
+    TimedLoad,
+    cayley_vector,
+)
+from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.progress import Progress
+from fe_rodcontact.recording import FieldWriter, TimeSeries
+from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.so3 import exp_map
+from fe_rodcontact.statics import default_newton_options
+
+__all__ = ["INTEGRATORS", "DynamicProblem", "TimeStepping"]
+
+INTEGRATORS = ("energy-momentum", "generalized-alpha")
+
+
+@dataclass(frozen=True)
+class TimeStepping:
+    """Time-step control.
+
+    Attributes:
+        dt: The nominal step (also the largest one).
+        adaptive: Cut the step on Newton failure and grow it back; ``False`` fails at once.
+        min_dt: The smallest step before giving up.
+        grow: Factor applied after an easy step (until ``dt`` is reached again).
+        easy_iterations: Newton iterations at or below which a step counts as easy.
+    """
+
+    dt: float
+    adaptive: bool = True
+    min_dt: float | None = None
+    grow: float = 2.0
+    easy_iterations: int = 5
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.dt) and self.dt > 0):
+            raise InputError(f"time step dt must be positive, got {self.dt}.")
+        if self.min_dt is not None and not 0 < self.min_dt <= self.dt:
+            raise InputError(f"min_dt must lie in (0, dt], got {self.min_dt}.")
+        if not self.grow >= 1:
+            raise InputError(f"grow must be >= 1, got {self.grow}.")
+
+    @property
+    def smallest(self) -> float:
+        """The smallest allowed step (dt/1024 unless given; dt when not adaptive)."""
+        if not self.adaptive:
+            return self.dt
+        return self.min_dt if self.min_dt is not None else self.dt / 1024
+
+
+class _EndMotions:
+    """Dirichlet conditions of supports in time: u(tₙ₊₁) and τ = cay⁻¹(Λ*(tₙ₊₁) Λₙᵀ) at rod ends."""
+
+    def __init__(self, rod: CosseratRod, supports: Sequence[Support]):
+        self._rod = rod
+        V = rod.function_space
+        self.bcs: list[dolfinx.fem.DirichletBC] = []
+        self._entries = []
+        for support in supports:
+            vertices = rod.rods.end_vertices(support.rod, support.end)
+            values = []
+            for component in (*support.displacement_components,):
+                dofs = dolfinx.fem.locate_dofs_topological(V.sub(component), 0, vertices)
+                value = dolfinx.fem.Constant(rod.mesh, 0.0)
+                self.bcs.append(dolfinx.fem.dirichletbc(value, dofs, V.sub(component)))
+                values.append((component, value))
+            for component in support.rotation_components:
+                dofs = dolfinx.fem.locate_dofs_topological(V.sub(3 + component), 0, vertices)
+                value = dolfinx.fem.Constant(rod.mesh, 0.0)
+                self.bcs.append(dolfinx.fem.dirichletbc(value, dofs, V.sub(3 + component)))
+                values.append((3 + component, value))
+            node = dolfinx.fem.locate_dofs_topological(rod.rotation.function_space, 0, vertices)
+            self._entries.append((support, values, node, self._end_rotation(node)))
+
+    def _end_rotation(self, node: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+        local = self._rod.rotation.x.array.reshape(-1, 3, 3)[node[:1]]
+        return next(f[0] for f in self._rod.mesh.comm.allgather(local) if len(f))
+
+    def update(self, t: float) -> None:
+        """Set the prescribed values at time t."""
+        for support, values, node, rotation0 in self._entries:
+            if support.displacement_history is not None:
+                displacement = np.asarray(support.displacement_history(t), dtype=float)
+            else:
+                displacement = np.asarray(support.displacement)
+            if support.rotation_components:
+                psi = (
+                    np.asarray(support.rotation_history(t), dtype=float)
+                    if support.rotation_history is not None
+                    else np.asarray(support.rotation)
+                )
+                target = exp_map(psi) @ rotation0
+                tau = cayley_vector(target @ self._end_rotation(node).T)
+            for component, value in values:
+                value.value = displacement[component] if component < 3 else tau[component - 3]
+
+
+class DynamicProblem:
+    """Rods in motion under supports, end motions and time-dependent loads.
+
+    Args:
+        rod: The rod model (its reference configuration is the initial one).
+        supports: Boundary conditions; ``displacement_history``/``rotation_history`` prescribe
+            end motions u(t) and Λ(t) = exp(ψ(t)) Λ₀ (constant values otherwise).
+        loads: Loads; a plain :class:`~fe_rodcontact.loads.Load` acts with factor 1 at all
+            times, a :class:`~fe_rodcontact.integrators.TimedLoad` with its history f(t).
+        petsc_options_prefix: Mandatory prefix of the SNES options.
+        integrator: ``"energy-momentum"`` (conserving, default) or ``"generalized-alpha"``.
+        spectral_radius: ρ∞ of generalized-α.
+        mass: ``"consistent"`` or ``"lumped"`` translational mass.
+        petsc_options: SNES/KSP options overriding the defaults.
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        supports: Sequence[Support] = (),
+        loads: Sequence[Load | TimedLoad] = (),
+        *,
+        petsc_options_prefix: str,
+        integrator: str = "energy-momentum",
+        spectral_radius: float = 0.8,
+        mass: str = "consistent",
+        petsc_options: dict[str, object] | None = None,
+    ):
+        comm = rod.mesh.comm
+        raise_collectively(
+            comm, None if petsc_options_prefix else "petsc_options_prefix must be non-empty."
+        )
+        raise_collectively(
+            comm,
+            None
+            if integrator in INTEGRATORS
+            else f"unknown integrator {integrator!r}; use one of {INTEGRATORS}.",
+        )
+        timed = [load if isinstance(load, TimedLoad) else TimedLoad(load) for load in loads]
+        self._rod = rod
+        if integrator == "energy-momentum":
+            self._integrator: Integrator = EnergyMomentum(rod, timed, mass=mass)
+        else:
+            self._integrator = GeneralizedAlpha(
+                rod, timed, spectral_radius=spectral_radius, mass=mass
+            )
+        self._motions = _EndMotions(rod, supports)
+        options = default_newton_options(comm)
+        options.update(petsc_options or {})
+        self._problem = dolfinx.fem.petsc.NonlinearProblem(
+            self._integrator.residual,
+            rod.state,
+            bcs=self._motions.bcs,
+            petsc_options_prefix=petsc_options_prefix,
+            petsc_options=options,
+        )
+        self.time = 0.0
+        self.steps = 0
+        self.external_work = 0.0
+        self._next_dt: float | None = None
+        self.series = TimeSeries()
+        self._record(dt=0.0, iterations=0)
+
+    # -- access ------------------------------------------------------------------------------------
+    @property
+    def rod(self) -> CosseratRod:
+        """The rod model."""
+        return self._rod
+
+    @property
+    def integrator(self) -> Integrator:
+        """The time integrator (velocities, forms, diagnostics)."""
+        return self._integrator
+
+    @property
+    def solver(self) -> PETSc.SNES:
+        """The PETSc SNES of one step."""
+        return self._problem.solver
+
+    @property
+    def residual(self) -> ufl.Form:
+        """The step residual."""
+        return self._integrator.residual
+
+    def set_initial_velocity(
+        self,
+        velocity: Callable[[npt.NDArray[np.float64]], npt.ArrayLike] | None = None,
+        angular_velocity: Callable[[npt.NDArray[np.float64]], npt.ArrayLike] | None = None,
+    ) -> None:
+        """Initial v(x) and spatial ω(x) (callables of coordinates (3, n)); re-records t = 0."""
+        self._integrator.set_initial_velocity(velocity, angular_velocity)
+        self.series = TimeSeries()
+        self._record(dt=0.0, iterations=0)
+
+    def diagnostics(self) -> dict[str, object]:
+        """Energies and momenta now (see :meth:`Integrator.diagnostics`)."""
+        return self._integrator.diagnostics()
+
+    # -- stepping ------------------------------------------------------------------------------
+    def _functions(self) -> tuple[dolfinx.fem.Function, ...]:
+        return self._integrator.state_functions()
+
+    def _save(self) -> tuple:
+        return self._rod.snapshot(), tuple(f.x.array.copy() for f in self._functions())
+
+    def _restore(self, saved: tuple) -> None:
+        rod_state, own = saved
+        self._rod.restore(rod_state)
+        for f, values in zip(self._functions(), own):
+            f.x.array[:] = values
+
+    def try_step(self, dt: float) -> tuple[bool, int]:
+        """One step of size dt from the current time; on failure the state is restored.
+
+        Returns:
+            (converged, Newton iterations).
+        """
+        saved = self._save()
+        self._integrator.prepare(self.time, dt)
+        self._motions.update(self.time + dt)
+        self._problem.solve()
+        reason = self.solver.getConvergedReason()
+        iterations = int(self.solver.getIterationNumber())
+        if reason <= 0:
+            self._restore(saved)
+            return False, iterations
+        self.external_work += self._integrator.external_power()
+        self._integrator.update()
+        self.time += dt
+        self.steps += 1
+        self._record(dt=dt, iterations=iterations)
+        return True, iterations
+
+    def _record(self, dt: float, iterations: int) -> None:
+        d = self._integrator.diagnostics()
+        self.series.append(
+            t=self.time, dt=dt, iterations=iterations, external_work=self.external_work, **d
+        )
+
+    def solve(
+        self,
+        t_end: float,
+        stepping: TimeStepping,
+        *,
+        progress: bool = False,
+        fields: FieldWriter | None = None,
+        checkpoint: str | Path | None = None,
+        checkpoint_every: int = 0,
+        on_step: Callable[["DynamicProblem"], None] | None = None,
+        max_steps: int | None = None,
+    ) -> TimeSeries:
+        """Advance to ``t_end``.
+
+        Args:
+            t_end: The final time.
+            stepping: Step-size control.
+            progress: Progress bar on rank 0.
+            fields: Field output, written after accepted steps (its own ``every``).
+            checkpoint: Folder for checkpoints (every ``checkpoint_every`` steps, and the last
+                good state when the run fails).
+            checkpoint_every: Steps between checkpoints; 0 writes none (except on failure).
+            on_step: Called after each accepted step.
+            max_steps: Stop after this many accepted steps in this call (to emulate a cut-off).
+
+        Returns:
+            The time series so far.
+
+        Raises:
+            ConvergenceError: On every rank, when a step fails at the smallest step; the rods
+                then hold the last good state (also written to ``checkpoint`` when given).
+        """
+        dt = self._next_dt if self._next_dt is not None else stepping.dt
+        dt = min(dt, stepping.dt)
+        taken = 0
+        tolerance = 1e-12 * max(1.0, abs(t_end))
+        with Progress(self._rod.mesh.comm, "time", total=t_end, enabled=progress) as bar:
+            while self.time < t_end - tolerance:
+                if max_steps is not None and taken >= max_steps:
+                    break
+                remaining = t_end - self.time
+                step = remaining if remaining < dt * (1 + 1e-9) else dt
+                converged, iterations = self.try_step(step)
+                if not converged:
+                    dt = step / 2
+                    if dt < stepping.smallest * (1 - 1e-12):
+                        if checkpoint is not None:
+                            self.write_checkpoint(checkpoint)
+                        raise ConvergenceError(
+                            f"time step failed at t = {self.time:.6g}: Newton did not converge "
+                            f"(SNES reason {self.solver.getConvergedReason()}) with dt = "
+                            f"{step:.3g} (smallest allowed {stepping.smallest:.3g}); the rods "
+                            "hold the last good state"
+                            + (f", written to {checkpoint}" if checkpoint is not None else "")
+                            + ". Reduce dt, refine the mesh, or check loads and end motions."
+                        )
+                    self._next_dt = dt
+                    continue
+                taken += 1
+                if step == dt and iterations <= stepping.easy_iterations:
+                    dt = min(dt * stepping.grow, stepping.dt)
+                self._next_dt = dt
+                bar.update(self.time, f"t={self.time:.4g} dt={step:.3g} its={iterations}")
+                if fields is not None:
+                    fields.write(self.steps, self.time)
+                if (
+                    checkpoint is not None
+                    and checkpoint_every
+                    and self.steps % checkpoint_every == 0
+                ):
+                    self.write_checkpoint(checkpoint)
+                if on_step is not None:
+                    on_step(self)
+        return self.series
+
+    # -- checkpoint and restart ------------------------------------------------------------------
+    def write_checkpoint(self, folder: str | Path) -> None:
+        """Write every state array (one file per rank), time, step size and the series."""
+        comm = self._rod.mesh.comm
+        folder = Path(folder)
+        if comm.rank == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        comm.barrier()
+        rod_state, own = self._save()
+        arrays = {f"rod_{i}": a for i, a in enumerate(rod_state)}
+        arrays.update({f"own_{i}": a for i, a in enumerate(own)})
+        arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
+        scalars = [self.time, self.external_work, self._next_dt or 0.0, self.steps, comm.size]
+        np.savez(folder / f"rank{comm.rank}.npz", scalars=np.array(scalars, dtype=float), **arrays)
+        comm.barrier()
+
+    def read_checkpoint(self, folder: str | Path) -> None:
+        """Continue from a checkpoint written by :meth:`write_checkpoint` (same mesh and ranks)."""
+        comm = self._rod.mesh.comm
+        path = Path(folder) / f"rank{comm.rank}.npz"
+        message = None if path.exists() else f"checkpoint file {path} not found."
+        raise_collectively(comm, message)
+        data = np.load(path)
+        t, work, next_dt, steps, size = data["scalars"]
+        raise_collectively(
+            comm,
+            None
+            if int(size) == comm.size
+            else f"checkpoint {folder} was written on {int(size)} ranks, not {comm.size}.",
+        )
+        rod_state = tuple(data[f"rod_{i}"] for i in range(len(self._rod.snapshot())))
+        own = tuple(data[f"own_{i}"] for i in range(len(self._functions())))
+        shapes_ok = all(
+            a.shape == b.shape
+            for a, b in zip((*rod_state, *own), (*self._save()[0], *self._save()[1]))
+        )
+        raise_collectively(
+            comm, None if shapes_ok else f"checkpoint {folder} does not fit this mesh."
+        )
+        self._restore((rod_state, own))
+        self.time, self.external_work, self.steps = float(t), float(work), int(steps)
+        self._next_dt = float(next_dt) if next_dt > 0 else None
+        self.series.load(
+            {k[len("series_") :]: data[k] for k in data.files if k.startswith("series_")}
+        )

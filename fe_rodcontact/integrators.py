@@ -1,0 +1,596 @@
+"""Time integrators for Cosserat rods: an energy–momentum scheme and generalized-α.
+
+Both schemes take the rod's unknown (u, τ) over one step tₙ → tₙ₊₁ = tₙ + Δt: u is the total
+centreline displacement at tₙ₊₁ and τ is the spatial Cayley vector of the rotation increment,
+
+    Λₙ₊₁ = cay(τ) Λₙ,   cay(τ) = I + 4/(4+|τ|²) ([τ]× + ½[τ]×²),
+
+at every quadrature point, with τ interpolated from the nodes. The increment never exceeds one
+step, so rotations compose multiplicatively and a rod may spin any number of turns. Angular
+velocities live where the rotations live (quadrature points, body frame W); linear velocities at
+the nodes.
+
+**Energy–momentum (default).** With r'ₘ = ½(r'ₙ + r'ₙ₊₁), Λ̄ = ½(Λₙ + Λₙ₊₁), H(τ) the Cayley
+right Jacobian (1+|τ|²/4)⁻¹(I − ½[τ]×), N = C_Γ(½(Γₙ+Γₙ₊₁) − Γ⁰), M = C_Ω(½(Ωₙ+Ωₙ₊₁) − Ω⁰):
+
+    ∫ ρA (vₙ₊₁ − vₙ)/Δt · δu + ∫ (πₙ₊₁ − πₙ)/Δt · δψ
+        + ∫ N · Λ̄ᵀ(δu' + r'ₘ × δψ) + M · Λₙᵀ H(τ) δψ'  =  δW_ext(tₙ + Δt/2),
+    uₙ₊₁ − uₙ = Δt/2 (vₙ + vₙ₊₁),   Λₙᵀ τ = Δt/2 (Wₙ + Wₙ₊₁),   π = Λ J W.
+
+Three exact identities make it conserve: Λ̄ᵀ(Δr' + r'ₘ × τ) = Γₙ₊₁ − Γₙ and Λₙᵀ H τ' = Ωₙ₊₁ − Ωₙ
+(so the test (Δu, τ) gives ΔV exactly for the quadratic energy, and ΔK for the inertia
+terms), while the rigid test (c × xₘ, c) gives zero internal work. Energy changes by exactly
+the external work, linear and angular momentum by exactly the midpoint impulse, to the
+tolerance of the Newton solve. It is second order and has no numerical dissipation.
+
+**Generalized-α (dissipative option).** The Lie-group form of Brüls, Cardona & Arnold (2012)
+with Chung–Hulbert parameters from the spectral radius ρ∞ at infinite frequency, here with
+the Cayley map as local coordinates: the increment Θ = Λₙᵀτ = Δt (Wₙ + Δt(½−β)aₙ + Δt β aₙ₊₁),
+Wₙ₊₁ = Wₙ + Δt((1−γ)aₙ + γaₙ₊₁), (1−α_m)aₙ₊₁ + α_m aₙ = (1−α_f)Ẇₙ₊₁ + α_f Ẇₙ, equilibrium at
+tₙ₊₁. It damps high frequencies (ρ∞ < 1) and therefore does **not** conserve energy; ρ∞ = 1
+gives a non-dissipative but not exactly conserving scheme. Accelerations start from zero.
+
+The step itself (predict, solve, update velocities, commit rotations) is in
+:meth:`Integrator.update`/:meth:`Integrator.commit`; the loop over steps is in
+:mod:`fe_rodcontact.dynamics`.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import basix.ufl
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+import ufl
+
+from fe_rodcontact.errors import InputError
+from fe_rodcontact.kinematics import skew
+from fe_rodcontact.loads import EndForce, EndMoment, Load
+from fe_rodcontact.rod import CosseratRod
+
+__all__ = [
+    "EnergyMomentum",
+    "GeneralizedAlpha",
+    "Integrator",
+    "TimedLoad",
+    "cayley",
+    "cayley_jacobian",
+    "cayley_map",
+    "cayley_vector",
+]
+
+Array = npt.NDArray[np.float64]
+
+
+# -- the Cayley map --------------------------------------------------------------------------------
+def cayley(tau: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
+    """cay(τ) = I + 4/(4+|τ|²)([τ]× + ½[τ]×²) as UFL (smooth for every τ)."""
+    t = skew(tau)
+    return ufl.Identity(3) + 4 / (4 + ufl.dot(tau, tau)) * (t + 0.5 * t * t)
+
+
+def cayley_jacobian(tau: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
+    """H(τ) = (I − ½[τ]×)/(1+|τ|²/4), with cay(τ)ᵀ d cay(τ) = [H(τ) dτ]×."""
+    return (ufl.Identity(3) - 0.5 * skew(tau)) / (1 + ufl.dot(tau, tau) / 4)
+
+
+def _skew_np(v: Array) -> Array:
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return out
+
+
+def cayley_map(tau: npt.ArrayLike) -> Array:
+    """cay(τ) for an array of vectors (..., 3) → (..., 3, 3)."""
+    tau = np.asarray(tau, dtype=float)
+    t = _skew_np(tau)
+    factor = 4.0 / (4.0 + np.einsum("...i,...i->...", tau, tau))
+    return np.eye(3) + factor[..., None, None] * (t + 0.5 * t @ t)
+
+
+def cayley_vector(rotation: npt.ArrayLike) -> Array:
+    """The Cayley vector τ = 4 axial(R)/(1 + tr R) of rotations (..., 3, 3); |angle| < π."""
+    r = np.asarray(rotation, dtype=float)
+    axial = 0.5 * np.stack(
+        [r[..., 2, 1] - r[..., 1, 2], r[..., 0, 2] - r[..., 2, 0], r[..., 1, 0] - r[..., 0, 1]],
+        axis=-1,
+    )
+    trace = np.einsum("...ii->...", r)
+    if np.any(1.0 + trace < 1e-12):
+        raise InputError("a rotation increment of π or more within one step: reduce the time step.")
+    return 4.0 * axial / (1.0 + trace)[..., None]
+
+
+# -- loads in time ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TimedLoad:
+    """A load of :mod:`fe_rodcontact.loads` scaled by a scalar history f(t).
+
+    Attributes:
+        load: The load at factor 1 (its force, moment, or acceleration vector).
+        history: f(t); ``None`` means a constant factor 1. A vector-valued history is a sum of
+            timed loads, one per direction.
+    """
+
+    load: Load
+    history: Callable[[float], float] | None = None
+
+    def factor(self, t: float) -> float:
+        """f(t)."""
+        return 1.0 if self.history is None else float(self.history(t))
+
+
+def _quadrature_function(
+    rod: CosseratRod, shape: tuple[int, ...], name: str
+) -> dolfinx.fem.Function:
+    """A Function on the rod's reduced quadrature points (where Λₙ lives)."""
+    degree = rod.dx.metadata()["quadrature_degree"]
+    element = basix.ufl.quadrature_element(rod.mesh.basix_cell(), value_shape=shape, degree=degree)
+    return dolfinx.fem.Function(dolfinx.fem.functionspace(rod.mesh, element), name=name)
+
+
+def _rod_fields(rod: CosseratRod) -> dict[str, dolfinx.fem.Function]:
+    """The rod's stored quadrature fields and per-cell stiffness (read and written here).
+
+    The energy–momentum update replaces the rod's exponential increment by the Cayley map, so
+    it writes Λₙ and Ωₙ at quadrature points itself (instead of :meth:`CosseratRod.commit`).
+    """
+    return {
+        "rotation_qp": rod._rotation_qp,
+        "curvature_qp": rod._curvature_qp,
+        "reference_strain": rod._reference_strain,
+        "reference_curvature": rod._reference_curvature,
+        "stiffness": rod._stiffness,
+    }
+
+
+def _scatter(function: dolfinx.fem.Function, values: Array) -> None:
+    """Write (cells, points·components) values into a quadrature Function (all local cells)."""
+    space = function.function_space
+    bs = space.dofmap.bs
+    dofs = space.dofmap.list
+    function.x.array.reshape(-1, bs)[dofs] = values.reshape(dofs.shape[0], dofs.shape[1], bs)
+
+
+class Integrator:
+    """Shared state and forms of the rod time integrators.
+
+    Args:
+        rod: The rod model; its ``state`` is the unknown (uₙ₊₁, τ).
+        loads: Loads with time histories.
+        mass: ``"consistent"`` or ``"lumped"`` (nodal quadrature) translational mass.
+    """
+
+    name = "integrator"
+
+    def __init__(
+        self, rod: CosseratRod, loads: Sequence[TimedLoad] = (), *, mass: str = "consistent"
+    ):
+        if mass not in ("consistent", "lumped"):
+            raise InputError(f"mass must be 'consistent' or 'lumped', got {mass!r}.")
+        self._rod = rod
+        mesh = rod.mesh
+        self._fields = _rod_fields(rod)
+        vector_space = rod.displacement.function_space
+        self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
+        self.velocity = dolfinx.fem.Function(vector_space, name="velocity")
+        self.angular_velocity = _quadrature_function(rod, (3,), "body_angular_velocity")
+        self.dt = dolfinx.fem.Constant(mesh, 1.0)
+        self._timed_loads = tuple(loads)
+        self._load_factors = [dolfinx.fem.Constant(mesh, 0.0) for _ in self._timed_loads]
+        degree = rod.rods.degree
+        # Every cell measure carries the rod tags (UFL needs one subdomain_data per integral type).
+        if mass == "consistent":
+            metadata: dict[str, object] = {"quadrature_degree": 2 * degree}
+        elif degree == 1:
+            metadata = {"quadrature_degree": 1, "quadrature_rule": "vertex"}
+        else:
+            metadata = {"quadrature_degree": 3, "quadrature_rule": "GLL"}
+        self.dx_mass = ufl.Measure(
+            "dx", domain=mesh, subdomain_data=rod.rods.cell_tags, metadata=metadata
+        )
+
+        # Kinematics of the step as UFL.
+        state = rod.state
+        self.u = ufl.as_vector([state[i] for i in range(3)])
+        self.tau = ufl.as_vector([state[i] for i in range(3, 6)])
+        self.du, self.dpsi = rod.split_test()
+        jacobian = ufl.Jacobian(mesh)[:, 0]
+        self._tangent0 = jacobian / ufl.sqrt(ufl.dot(jacobian, jacobian))
+        self.rotation_n = self._fields["rotation_qp"]
+        self.curvature_n = self._fields["curvature_qp"]
+        self.rotation_new = cayley(self.tau) * self.rotation_n
+        self.dr_n = self._tangent0 + rod.arclength_derivative(self.previous_displacement)
+        self.dr_new = self._tangent0 + rod.arclength_derivative(self.u)
+        self.strain_n = self.rotation_n.T * self.dr_n
+        self.strain_new = self.rotation_new.T * self.dr_new
+        self.curvature_new = self.curvature_n + self.rotation_n.T * (
+            cayley_jacobian(self.tau) * rod.arclength_derivative(self.tau)
+        )
+        self.line_density = rod.line_density
+        self.inertia = rod.rotary_inertia
+
+        self._residual = self._build_residual()
+        self._external = self._external_virtual_work()
+        self._external_form = dolfinx.fem.form(self._external) if self._external else None
+        self._build_diagnostics()
+        self._update_expressions = self._build_update_expressions()
+        self._commit_expressions = (
+            dolfinx.fem.Expression(self.rotation_new, rod._quadrature_points),
+            dolfinx.fem.Expression(self.curvature_new, rod._quadrature_points),
+        )
+
+    # -- pieces for subclasses -----------------------------------------------------------------
+    @property
+    def rod(self) -> CosseratRod:
+        """The rod model."""
+        return self._rod
+
+    @property
+    def residual(self) -> ufl.Form:
+        """The step residual in (uₙ₊₁, τ)."""
+        return self._residual
+
+    def _stress(self, strain: ufl.core.expr.Expr, curvature: ufl.core.expr.Expr) -> tuple:
+        """N = C_Γ(Γ − Γ⁰), M = C_Ω(Ω − Ω⁰) as UFL vectors."""
+        c = self._fields["stiffness"]
+        e = strain - self._fields["reference_strain"]
+        k = curvature - self._fields["reference_curvature"]
+        return (
+            ufl.as_vector([c[i] * e[i] for i in range(3)]),
+            ufl.as_vector([c[3 + i] * k[i] for i in range(3)]),
+        )
+
+    def _load_rotation(self) -> ufl.core.expr.Expr:
+        """The nodal rotation that follower loads use (end of step by default)."""
+        return cayley(self.tau) * self._rod.rotation
+
+    def _external_virtual_work(self) -> ufl.Form | None:
+        """δW_ext with each load scaled by its factor Constant (set per step)."""
+        rod = self._rod
+        total = None
+        for timed, factor in zip(self._timed_loads, self._load_factors):
+            load = timed.load
+            if isinstance(load, EndMoment):
+                moment = ufl.as_vector(load.moment)
+                if load.follower:
+                    moment = self._load_rotation() * moment
+                form = (
+                    factor
+                    * ufl.dot(moment, self.dpsi)
+                    * rod.ds(rod.rods.end_tag(load.rod, load.end))
+                )
+            elif isinstance(load, EndForce) and load.follower:
+                force = self._load_rotation() * ufl.as_vector(load.force)
+                form = (
+                    factor * ufl.dot(force, self.du) * rod.ds(rod.rods.end_tag(load.rod, load.end))
+                )
+            else:
+                form = load.virtual_work(rod, factor)
+            total = form if total is None else total + form
+        return total
+
+    def _build_residual(self) -> ufl.Form:
+        raise NotImplementedError
+
+    def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
+        raise NotImplementedError
+
+    def load_time(self, t: float, dt: float) -> float:
+        """The time at which loads are evaluated for the step from t."""
+        raise NotImplementedError
+
+    # -- the step ----------------------------------------------------------------------------------
+    def prepare(self, t: float, dt: float) -> None:
+        """Set Δt and the load factors; predict uₙ₊₁ = uₙ + Δt vₙ, τ = 0."""
+        self.dt.value = dt
+        t_load = self.load_time(t, dt)
+        for timed, factor in zip(self._timed_loads, self._load_factors):
+            factor.value = timed.factor(t_load)
+        state = self._rod.state.x.array.reshape(-1, 6)
+        state[:, :3] = self.previous_displacement.x.array.reshape(
+            -1, 3
+        ) + dt * self.velocity.x.array.reshape(-1, 3)
+        state[:, 3:] = 0.0
+
+    def external_power(self) -> float:
+        """δW_ext(Δu, τ) of the converged step: the external work done over it."""
+        if self._external_form is None:
+            return 0.0
+        vector = dolfinx.fem.assemble_vector(self._external_form)
+        vector.scatter_reverse(dolfinx.la.InsertMode.add)
+        n = self._rod.function_space.dofmap.index_map.size_local * 6
+        increment = self._rod.state.x.array[:n].copy().reshape(-1, 6)
+        increment[:, :3] -= self.previous_displacement.x.array[: n // 2].reshape(-1, 3)
+        local = float(np.dot(vector.array[:n], increment.ravel()))
+        return float(self._rod.mesh.comm.allreduce(local))
+
+    def update(self) -> None:
+        """After a converged solve: new velocities (and accelerations), then the commit."""
+        rod = self._rod
+        rod.state.x.scatter_forward()
+        mesh = rod.mesh
+        n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
+        cells = np.arange(n_cells, dtype=np.int32)
+        new_qp = {name: expr.eval(mesh, cells) for name, expr in self._update_expressions.items()}
+        rotation_expr, curvature_expr = self._commit_expressions
+        new_rotation = rotation_expr.eval(mesh, cells)
+        new_curvature = curvature_expr.eval(mesh, cells)
+        self._update_nodal()
+        for name, values in new_qp.items():
+            _scatter(getattr(self, name), values)
+        _scatter(self._fields["rotation_qp"], new_rotation)
+        _scatter(self._fields["curvature_qp"], new_curvature)
+        state = rod.state.x.array.reshape(-1, 6)
+        nodes = rod.rotation.x.array.reshape(-1, 3, 3)
+        nodes[:] = cayley_map(state[:, 3:]) @ nodes
+        state[:, 3:] = 0.0
+        rod.displacement.x.array.reshape(-1, 3)[:] = state[:, :3]
+        self.previous_displacement.x.array.reshape(-1, 3)[:] = state[:, :3]
+
+    def _update_nodal(self) -> None:
+        raise NotImplementedError
+
+    # -- initial conditions --------------------------------------------------------------------
+    def set_initial_velocity(
+        self,
+        velocity: Callable[[Array], npt.ArrayLike] | None = None,
+        angular_velocity: Callable[[Array], npt.ArrayLike] | None = None,
+    ) -> None:
+        """Initial linear velocity v(x) and spatial angular velocity ω(x) (x: (3, n) arrays).
+
+        The body angular velocity W = Λᵀ ω is stored at the quadrature points.
+        """
+        if velocity is not None:
+            self.velocity.interpolate(
+                lambda x: np.asarray(velocity(x), dtype=float).reshape(3, -1) + 0 * x
+            )
+            self.velocity.x.scatter_forward()
+        if angular_velocity is not None:
+            rod = self._rod
+            mesh = rod.mesh
+            n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
+            cells = np.arange(n_cells, dtype=np.int32)
+            points = (
+                dolfinx.fem.Expression(
+                    ufl.SpatialCoordinate(mesh),
+                    rod._quadrature_points,
+                )
+                .eval(mesh, cells)
+                .reshape(n_cells, -1, 3)
+            )
+            rotations = (
+                dolfinx.fem.Expression(
+                    self.rotation_n,
+                    rod._quadrature_points,
+                )
+                .eval(mesh, cells)
+                .reshape(n_cells, -1, 3, 3)
+            )
+            flat = points.reshape(-1, 3).T
+            omega = np.asarray(angular_velocity(flat), dtype=float).reshape(3, -1) + 0 * flat
+            omega = omega.T.reshape(points.shape)
+            body = np.einsum("cpji,cpj->cpi", rotations, omega)
+            _scatter(self.angular_velocity, body)
+
+    # -- diagnostics -------------------------------------------------------------------------------
+    def _build_diagnostics(self) -> None:
+        rod = self._rod
+        mesh = rod.mesh
+        x = ufl.SpatialCoordinate(mesh) + self.previous_displacement
+        v = self.velocity
+        w = self.angular_velocity
+        spin = self.rotation_n * (self.inertia * w)
+        strain_n, curvature_n = self.strain_n, self.curvature_n
+        n, m = self._stress(strain_n, curvature_n)
+        e = strain_n - self._fields["reference_strain"]
+        k = curvature_n - self._fields["reference_curvature"]
+        translational = self.line_density * v
+        moment = ufl.cross(x, translational)
+        forms = {
+            "kinetic_energy": 0.5 * ufl.dot(translational, v) * self.dx_mass
+            + 0.5 * ufl.dot(w, self.inertia * w) * rod.dx,
+            "elastic_energy": 0.5 * (ufl.dot(n, e) + ufl.dot(m, k)) * rod.dx,
+        }
+        for i in range(3):
+            forms[f"linear_momentum_{i}"] = translational[i] * self.dx_mass
+            forms[f"angular_momentum_{i}"] = moment[i] * self.dx_mass + spin[i] * rod.dx
+        self._diagnostic_forms = {name: dolfinx.fem.form(f) for name, f in forms.items()}
+
+    def diagnostics(self) -> dict[str, object]:
+        """Kinetic and elastic energy, linear and angular momentum (about the origin) at tₙ."""
+        comm = self._rod.mesh.comm
+        local = np.array(
+            [dolfinx.fem.assemble_scalar(f) for f in self._diagnostic_forms.values()], dtype=float
+        )
+        values = dict(zip(self._diagnostic_forms, comm.allreduce(local)))
+        return {
+            "kinetic_energy": float(values["kinetic_energy"]),
+            "elastic_energy": float(values["elastic_energy"]),
+            "linear_momentum": np.array([values[f"linear_momentum_{i}"] for i in range(3)]),
+            "angular_momentum": np.array([values[f"angular_momentum_{i}"] for i in range(3)]),
+        }
+
+    # -- state arrays for snapshots and checkpoints ------------------------------------------------
+    def state_functions(self) -> tuple[dolfinx.fem.Function, ...]:
+        """Every Function beyond the rod's own state that a restart needs."""
+        return (self.previous_displacement, self.velocity, self.angular_velocity)
+
+
+class EnergyMomentum(Integrator):
+    """The energy–momentum conserving midpoint scheme (see the module docstring)."""
+
+    name = "energy-momentum"
+
+    def load_time(self, t: float, dt: float) -> float:
+        """Loads act at the midpoint tₙ + Δt/2."""
+        return t + 0.5 * dt
+
+    def _load_rotation(self) -> ufl.core.expr.Expr:
+        return 0.5 * (ufl.Identity(3) + cayley(self.tau)) * self._rod.rotation
+
+    def _build_residual(self) -> ufl.Form:
+        rod, dt = self._rod, self.dt
+        v_n = self.velocity
+        v_new = 2 * (self.u - self.previous_displacement) / dt - v_n
+        w_n = self.angular_velocity
+        w_new = 2 * self.rotation_n.T * self.tau / dt - w_n
+        spin_n = self.rotation_n * (self.inertia * w_n)
+        spin_new = self.rotation_new * (self.inertia * w_new)
+        n, m = self._stress(
+            0.5 * (self.strain_n + self.strain_new), 0.5 * (self.curvature_n + self.curvature_new)
+        )
+        mean_rotation = 0.5 * (self.rotation_n + self.rotation_new)
+        mean_dr = 0.5 * (self.dr_n + self.dr_new)
+        du_ds = rod.arclength_derivative(self.du)
+        dpsi_ds = rod.arclength_derivative(self.dpsi)
+        strain_variation = mean_rotation.T * (du_ds + ufl.cross(mean_dr, self.dpsi))
+        curvature_variation = self.rotation_n.T * (cayley_jacobian(self.tau) * dpsi_ds)
+        residual = (
+            self.line_density * ufl.dot(v_new - v_n, self.du) / dt * self.dx_mass
+            + ufl.dot(spin_new - spin_n, self.dpsi) / dt * rod.dx
+            + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
+        )
+        external = self._external_virtual_work()
+        return residual if external is None else residual - external
+
+    def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
+        w_new = 2 * self.rotation_n.T * self.tau / self.dt - self.angular_velocity
+        return {
+            "angular_velocity": dolfinx.fem.Expression(
+                w_new,
+                self._rod._quadrature_points,
+            )
+        }
+
+    def _update_nodal(self) -> None:
+        dt = float(self.dt.value)
+        u_new = self._rod.state.x.array.reshape(-1, 6)[:, :3]
+        u_n = self.previous_displacement.x.array.reshape(-1, 3)
+        v = self.velocity.x.array.reshape(-1, 3)
+        v[:] = 2.0 * (u_new - u_n) / dt - v
+
+
+class GeneralizedAlpha(Integrator):
+    """Generalized-α on the rotation group (dissipative; see the module docstring).
+
+    Args:
+        rod: The rod model.
+        loads: Loads with time histories.
+        spectral_radius: ρ∞ in [0, 1]: 1 keeps high frequencies, 0 annihilates them in one step.
+        mass: ``"consistent"`` or ``"lumped"``.
+    """
+
+    name = "generalized-alpha"
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        loads: Sequence[TimedLoad] = (),
+        *,
+        spectral_radius: float = 0.8,
+        mass: str = "consistent",
+    ):
+        if not 0.0 <= spectral_radius <= 1.0:
+            raise InputError(f"spectral_radius must lie in [0, 1], got {spectral_radius}.")
+        rho = spectral_radius
+        self.alpha_m = (2 * rho - 1) / (rho + 1)
+        self.alpha_f = rho / (rho + 1)
+        self.gamma = 0.5 + self.alpha_f - self.alpha_m
+        self.beta = 0.25 * (self.gamma + 0.5) ** 2
+        vector_space = rod.displacement.function_space
+        self.acceleration = dolfinx.fem.Function(vector_space, name="acceleration")
+        self.pseudo_acceleration = dolfinx.fem.Function(vector_space, name="pseudo_acceleration")
+        self.angular_acceleration = _quadrature_function(rod, (3,), "body_angular_acceleration")
+        self.angular_pseudo_acceleration = _quadrature_function(rod, (3,), "angular_pseudo_acc")
+        super().__init__(rod, loads, mass=mass)
+
+    def load_time(self, t: float, dt: float) -> float:
+        """Equilibrium (and loads) at tₙ₊₁."""
+        return t + dt
+
+    def _kinematics(
+        self,
+        increment: ufl.core.expr.Expr,
+        velocity: ufl.core.expr.Expr,
+        acceleration: ufl.core.expr.Expr,
+        pseudo: ufl.core.expr.Expr,
+    ) -> tuple[ufl.core.expr.Expr, ufl.core.expr.Expr, ufl.core.expr.Expr]:
+        """(aₙ₊₁, vₙ₊₁, v̇ₙ₊₁) from the increment Δt·Δq over the step."""
+        dt, beta, gamma = self.dt, self.beta, self.gamma
+        a_new = (increment - dt * velocity - dt**2 * (0.5 - beta) * pseudo) / (beta * dt**2)
+        v_new = velocity + dt * ((1 - gamma) * pseudo + gamma * a_new)
+        vdot_new = (
+            (1 - self.alpha_m) * a_new + self.alpha_m * pseudo - self.alpha_f * acceleration
+        ) / (1 - self.alpha_f)
+        return a_new, v_new, vdot_new
+
+    def _translational(self) -> tuple:
+        return self._kinematics(
+            self.u - self.previous_displacement,
+            self.velocity,
+            self.acceleration,
+            self.pseudo_acceleration,
+        )
+
+    def _rotational(self) -> tuple:
+        return self._kinematics(
+            self.rotation_n.T * self.tau,
+            self.angular_velocity,
+            self.angular_acceleration,
+            self.angular_pseudo_acceleration,
+        )
+
+    def _build_residual(self) -> ufl.Form:
+        rod = self._rod
+        _, _, vdot = self._translational()
+        _, w_new, wdot = self._rotational()
+        inertia = self.inertia
+        body_torque = inertia * wdot + ufl.cross(w_new, inertia * w_new)
+        n, m = self._stress(self.strain_new, self.curvature_new)
+        du_ds = rod.arclength_derivative(self.du)
+        dpsi_ds = rod.arclength_derivative(self.dpsi)
+        strain_variation = self.rotation_new.T * (du_ds + ufl.cross(self.dr_new, self.dpsi))
+        curvature_variation = self.rotation_new.T * dpsi_ds
+        residual = (
+            self.line_density * ufl.dot(vdot, self.du) * self.dx_mass
+            + ufl.dot(self.rotation_new * body_torque, self.dpsi) * rod.dx
+            + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
+        )
+        external = self._external_virtual_work()
+        return residual if external is None else residual - external
+
+    def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
+        a_new, w_new, wdot_new = self._rotational()
+        points = self._rod._quadrature_points
+        return {
+            "angular_velocity": dolfinx.fem.Expression(w_new, points),
+            "angular_acceleration": dolfinx.fem.Expression(wdot_new, points),
+            "angular_pseudo_acceleration": dolfinx.fem.Expression(a_new, points),
+        }
+
+    def _update_nodal(self) -> None:
+        dt = float(self.dt.value)
+        beta, gamma, am, af = self.beta, self.gamma, self.alpha_m, self.alpha_f
+        increment = self._rod.state.x.array.reshape(-1, 6)[:, :3] - (
+            self.previous_displacement.x.array.reshape(-1, 3)
+        )
+        v = self.velocity.x.array.reshape(-1, 3)
+        a = self.pseudo_acceleration.x.array.reshape(-1, 3)
+        vdot = self.acceleration.x.array.reshape(-1, 3)
+        a_new = (increment - dt * v - dt**2 * (0.5 - beta) * a) / (beta * dt**2)
+        v[:] = v + dt * ((1 - gamma) * a + gamma * a_new)
+        vdot[:] = ((1 - am) * a_new + am * a - af * vdot) / (1 - af)
+        a[:] = a_new
+
+    def state_functions(self) -> tuple[dolfinx.fem.Function, ...]:
+        """Velocities, accelerations and pseudo-accelerations as well."""
+        return (
+            *super().state_functions(),
+            self.acceleration,
+            self.pseudo_acceleration,
+            self.angular_acceleration,
+            self.angular_pseudo_acceleration,
+        )
