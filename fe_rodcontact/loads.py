@@ -124,7 +124,7 @@ class Gravity(Load):
 
 def _rod_measure(rod: CosseratRod, rods: tuple[int | str, ...] | None) -> ufl.Measure:
     """Dx over all rods, or over the listed ones (via the rod cell tags)."""
-    dx = ufl.Measure("dx", domain=rod.mesh, subdomain_data=rod.rods.cell_tags)
+    dx = rod.load_dx
     if rods is None:
         return dx
     ids = tuple(rod.rods.rod_index(r) for r in rods)

@@ -98,9 +98,14 @@ class CosseratRod:
         self._set_sections()
         self._set_reference_configuration()
 
+        # All cell measures carry the rod tags: UFL needs one subdomain_data per integral type.
         self._dx = ufl.Measure(
-            "dx", domain=mesh, metadata={"quadrature_degree": self._quadrature_degree}
+            "dx",
+            domain=mesh,
+            subdomain_data=rods.cell_tags,
+            metadata={"quadrature_degree": self._quadrature_degree},
         )
+        self._dx_loads = ufl.Measure("dx", domain=mesh, subdomain_data=rods.cell_tags)
         self._ds = ufl.Measure("ds", domain=mesh, subdomain_data=rods.facet_tags)
         self._test = ufl.TestFunction(self._V)
         self._strain_energy = self.strain_energy_density() * self._dx
@@ -205,6 +210,11 @@ class CosseratRod:
     def dx(self) -> ufl.Measure:
         """The reduced-integration cell measure the elastic terms use."""
         return self._dx
+
+    @property
+    def load_dx(self) -> ufl.Measure:
+        """Cell measure for loads and user terms (default quadrature), ``load_dx(i)`` = rod i."""
+        return self._dx_loads
 
     @property
     def ds(self) -> ufl.Measure:

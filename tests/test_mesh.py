@@ -3,14 +3,13 @@
 import meshio
 import numpy as np
 import pytest
+from conftest import REPO
 
 from fe_rodcontact.curves import arc, helix, polyline, ring, straight
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.mesh import create_rod_mesh, read_rod_mesh
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.section import Section
-
-from conftest import REPO
 
 
 @pytest.mark.parametrize("degree", [1, 2])
@@ -106,7 +105,7 @@ LINE = [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]
             "zero length",
         ),
         ([[0, 0, 0], [1, 0, 0], [1, 0, 0], [2, 0, 0]], [[0, 1], [2, 3]], "line", "duplicate nodes"),
-        (LINE + [[1, 1, 0]], [[0, 1], [1, 2], [1, 4]], "line", "more than two cells"),
+        ([*LINE, [1, 1, 0]], [[0, 1], [1, 2], [1, 4]], "line", "more than two cells"),
     ],
 )
 def test_bad_mesh_files(comm, shared_tmp, points, cells, cell_type, message):
@@ -122,7 +121,7 @@ def test_two_pieces_with_one_tag(comm, shared_tmp):
         shared_tmp,
         comm,
         "pieces.vtu",
-        LINE + [[5, 0, 0], [6, 0, 0]],
+        [*LINE, [5, 0, 0], [6, 0, 0]],
         [[0, 1], [1, 2], [4, 5]],
         cell_data={"rod": [np.array([0, 0, 0])]},
     )
