@@ -65,6 +65,9 @@ nu = 0.3
 """
 
 
+END_FORCE = "[[loads]]\ntype = 'end_force'\nrod = 0\nend = 'end'\nforce = [0, 0, 1]\n"
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -78,7 +81,7 @@ nu = 0.3
         ("[[supports]]\nrod = 0\n", "missing key supports\\[0\\].end"),
         ("[mesh]\ndegree = 'two'\n", "mesh.degree must be an integer"),
         (
-            "[[loads]]\ntype = 'end_force'\nrod = 0\nend = 'end'\nforce = [0, 0, 1]\nfollow = true\n",
+            END_FORCE + "follow = true\n",
             "unknown key loads\\[0\\].follow",
         ),
     ],
