@@ -12,8 +12,10 @@ rank 0 and ``[fields]`` elsewhere.
 Two solver set-ups (``method``), both exact up to round-off:
 
 - ``"direct"``: LU of the whole saddle matrix (PETSc's LU serially, MUMPS in parallel);
-- ``"schur"``: ``fieldsplit`` with a full Schur factorisation, LU on the fields block and
-  ``redundant`` LU on the tiny explicit Schur complement ``−B K⁻¹ Bᵀ``.
+- ``"schur"``: ``fieldsplit`` with a full Schur factorisation on the ``MatNest`` operator, LU
+  on the fields block and ``redundant`` LU on the tiny explicit Schur complement
+  ``−B K⁻¹ Bᵀ``. K is factorised once (it does not change when B does), so an update costs
+  m + 2 triangular solves instead of a factorisation.
 
 The solve goes through a SNES (``ksponly`` by default, since the problem is linear in x and μ)
 whose callbacks are the public functions :func:`saddle_residual` and :func:`saddle_jacobian`.
@@ -179,7 +181,7 @@ class SaddlePointProblem:
 
     @property
     def operator(self) -> PETSc.Mat:
-        """The monolithic saddle matrix (AIJ) from the last :meth:`update`."""
+        """The saddle matrix from the last :meth:`update` (AIJ; a MatNest for ``"schur"``)."""
         if self._J is None:
             raise RuntimeError("call update() first")
         return self._J
@@ -250,8 +252,13 @@ class SaddlePointProblem:
                 self._zero.assemble()
             nest = PETSc.Mat().createNest([[self._K, self._Bt], [B, self._zero]], comm=self._comm)
             nest.assemble()
-            self._J = nest.convert("aij", out=PETSc.Mat())
-            nest.destroy()
+            if self._method == "schur":
+                # fieldsplit works on the nest: its fields block is K itself, unchanged from
+                # step to step, so K is factorised once and only the Schur complement is new
+                self._J = nest
+            else:
+                self._J = nest.convert("aij", out=PETSc.Mat())
+                nest.destroy()
         self._snes.setJacobian(saddle_jacobian, self._J, self._J, kargs={"problem": self})
         self._seen_terms = c.terms
 
