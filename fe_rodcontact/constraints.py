@@ -140,8 +140,8 @@ class IntervalLocator:
         p = self.parameterisation
         return np.mod(s, p.length) if p.periodic else s
 
-    def locate(self, points: Sequence[float | tuple[float, ...]]) -> tuple[IntArray, FloatArray]:
-        """See :meth:`Locator.locate`."""
+    def check(self, points: Sequence[float | tuple[float, ...]]) -> FloatArray:
+        """Return the (wrapped) parameters, raising collectively if one is outside the mesh."""
         p = self.parameterisation
         s = self.wrap(np.asarray(points, dtype=np.float64).reshape(-1))
         message = None
@@ -152,7 +152,12 @@ class IntervalLocator:
             if np.any(bad):
                 message = f"point s = {s[bad][0]!r} lies outside the string [0, {p.length!r}]"
         raise_collectively(self.mesh.comm, message)
-        s = np.clip(s, 0.0, p.length)
+        return np.clip(s, 0.0, p.length)
+
+    def locate(self, points: Sequence[float | tuple[float, ...]]) -> tuple[IntArray, FloatArray]:
+        """See :meth:`Locator.locate`."""
+        p = self.parameterisation
+        s = self.check(points)
         k = np.clip(np.floor(s / self.cell_size).astype(np.int64), 0, p.num_cells - 1)
         cells = self._local_of_input[k]
         ref = np.zeros((s.size, self.mesh.topology.dim))
@@ -482,7 +487,7 @@ class PointConstraints:
         V = self._spaces[f]
         loc = self._locators[f]
         assert isinstance(loc, IntervalLocator) and self._kernel is not None
-        loc.locate(points)  # validates the points collectively
+        points = loc.check(points)
         params = self._dof_parameters[f]
         assert params is not None
         n_owned = V.dofmap.index_map.size_local

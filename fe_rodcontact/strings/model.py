@@ -295,6 +295,8 @@ class TwoStrings:
         self.time_step = 0
         self.s1, self.s2 = float(c.s1), float(c.s2)
         self.contact_velocity = 0.0
+        self._previous_velocity = 0.0
+        self._slope = -1.0
         self.multiplier = np.nan
         self.iterations = 0
 
@@ -406,13 +408,17 @@ class TwoStrings:
             rhs.append(f)
         rhs_stacked = np.concatenate(rhs)
         s1n, s2n = self.s1, self.s2
-        # predictor: the midpoint positions with the last contact velocity
-        s1m = s1n + 0.5 * dt * c.G1 * self.contact_velocity
-        s2m = s2n + 0.5 * dt * c.G2 * self.contact_velocity
+        # The midpoint contact positions s* depend on one scalar, the contact velocity q:
+        # s_i* = s_iⁿ + Δt/2 G_i q. Solve q = Φ(q) := b1(s1*(q))·W(q) by the secant method,
+        # starting from the extrapolated velocity of the previous steps.
+        q = 2.0 * self.contact_velocity - self._previous_velocity
+        g_max = max(abs(c.G1), abs(c.G2), 1e-300)
         tol = c.s_tol * c.length
-        converged = False
+        history: list[tuple[float, float]] = []
+        converged, change, it = False, np.inf, 0
         for it in range(1, c.max_iterations + 1):
             if c.contact:
+                s1m, s2m = s1n + 0.5 * dt * c.G1 * q, s2n + 0.5 * dt * c.G2 * q
                 self.constraints.update(self._terms(s1m, s2m))
                 self.problem.update()
             x, mu = self.problem.solve(rhs_stacked)
@@ -423,20 +429,26 @@ class TwoStrings:
             if not c.contact:
                 converged, q, mu = True, 0.0, np.array([np.nan])
                 break
-            q = float(self.constraints.evaluate([self._W.x.array, self._Z.x.array])[0])
-            s1_new, s2_new = s1n + dt * c.G1 * q, s2n + dt * c.G2 * q
-            change = max(abs(0.5 * (s1n + s1_new) - s1m), abs(0.5 * (s2n + s2_new) - s2m))
-            s1m, s2m = 0.5 * (s1n + s1_new), 0.5 * (s2n + s2_new)
+            phi = float(self.constraints.evaluate([self._W.x.array, self._Z.x.array])[0])
+            residual = phi - q
+            change = 0.5 * dt * g_max * abs(residual)  # mismatch of the midpoint positions
+            history.append((q, residual))
             if change <= tol:
+                q = phi
                 converged = True
                 break
+            if len(history) >= 2 and history[-1][1] != history[-2][1]:
+                (q0, r0), (q1, r1) = history[-2], history[-1]
+                self._slope = (r1 - r0) / (q1 - q0)
+            q = q - residual / self._slope  # slope dr/dq of the previous secant (−1 at first)
         if not converged:
             raise ConvergenceError(
                 f"contact-point iteration did not converge in {c.max_iterations} iterations at "
                 f"t = {self.time_step * dt:g} (last change {change:.3e}); reduce dt"
             )
         if c.contact:
-            self.s1, self.s2 = 2.0 * s1m - s1n, 2.0 * s2m - s2n
+            self.s1, self.s2 = s1n + dt * c.G1 * q, s2n + dt * c.G2 * q
+        self._previous_velocity = self.contact_velocity
         self.contact_velocity = q
         self.multiplier = 2.0 * float(mu[0]) / dt if c.contact else np.nan
         self.iterations = it
