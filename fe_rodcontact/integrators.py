@@ -38,6 +38,7 @@ The step itself (predict, solve, update velocities, commit rotations) is in
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import basix
 import basix.ufl
 import dolfinx.fem
 import numpy as np
@@ -48,6 +49,7 @@ from fe_rodcontact.errors import InputError
 from fe_rodcontact.kinematics import skew
 from fe_rodcontact.loads import EndForce, EndMoment, Load
 from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.so3 import exp_map, log_map
 
 __all__ = [
     "EnergyMomentum",
@@ -123,10 +125,10 @@ class TimedLoad:
 
 
 def _quadrature_function(
-    rod: CosseratRod, shape: tuple[int, ...], name: str
+    rod: CosseratRod, shape: tuple[int, ...], name: str, degree: int | None = None
 ) -> dolfinx.fem.Function:
-    """A Function on the rod's reduced quadrature points (where Λₙ lives)."""
-    degree = rod.dx.metadata()["quadrature_degree"]
+    """A Function on quadrature points of ``degree`` (default: the inertia rule, 2p)."""
+    degree = 2 * rod.rods.degree if degree is None else degree
     element = basix.ufl.quadrature_element(rod.mesh.basix_cell(), value_shape=shape, degree=degree)
     return dolfinx.fem.Function(dolfinx.fem.functionspace(rod.mesh, element), name=name)
 
@@ -176,7 +178,21 @@ class Integrator:
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
         self.velocity = dolfinx.fem.Function(vector_space, name="velocity")
+        # Rotational inertia uses a full Gauss rule (2p): a reduced rule would leave
+        # alternating nodal rotations massless and spoil the order of the scheme.
+        self.inertia_degree = 2 * rod.rods.degree
+        self._inertia_points = basix.make_quadrature(basix.CellType.interval, self.inertia_degree)[
+            0
+        ]
+        self.dx_inertia = ufl.Measure(
+            "dx",
+            domain=mesh,
+            subdomain_data=rod.rods.cell_tags,
+            metadata={"quadrature_degree": self.inertia_degree},
+        )
         self.angular_velocity = _quadrature_function(rod, (3,), "body_angular_velocity")
+        self.inertia_rotation = _quadrature_function(rod, (3, 3), "rotation_at_inertia_points")
+        self._set_inertia_frames()
         self.dt = dolfinx.fem.Constant(mesh, 1.0)
         self._timed_loads = tuple(loads)
         self._load_factors = [dolfinx.fem.Constant(mesh, 0.0) for _ in self._timed_loads]
@@ -202,6 +218,7 @@ class Integrator:
         self.rotation_n = self._fields["rotation_qp"]
         self.curvature_n = self._fields["curvature_qp"]
         self.rotation_new = cayley(self.tau) * self.rotation_n
+        self.inertia_rotation_new = cayley(self.tau) * self.inertia_rotation
         self.dr_n = self._tangent0 + rod.arclength_derivative(self.previous_displacement)
         self.dr_new = self._tangent0 + rod.arclength_derivative(self.u)
         self.strain_n = self.rotation_n.T * self.dr_n
@@ -220,7 +237,19 @@ class Integrator:
         self._commit_expressions = (
             dolfinx.fem.Expression(self.rotation_new, rod._quadrature_points),
             dolfinx.fem.Expression(self.curvature_new, rod._quadrature_points),
+            dolfinx.fem.Expression(self.inertia_rotation_new, self._inertia_points),
         )
+
+    def _set_inertia_frames(self) -> None:
+        """Λ₀ at the inertia points: the geodesic Λ_a exp(ξ log(Λ_aᵀΛ_b)) between cell vertices."""
+        mesh = self._rod.mesh
+        geometry_nodes = mesh.geometry.dofmaps[0]
+        frames = self._rod.rods.node_frames
+        frame_a, frame_b = frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]]
+        phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)
+        xi = self._inertia_points[:, 0]
+        frame = frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])
+        _scatter(self.inertia_rotation, frame)
 
     # -- pieces for subclasses -----------------------------------------------------------------
     @property
@@ -315,14 +344,16 @@ class Integrator:
         n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
         cells = np.arange(n_cells, dtype=np.int32)
         new_qp = {name: expr.eval(mesh, cells) for name, expr in self._update_expressions.items()}
-        rotation_expr, curvature_expr = self._commit_expressions
+        rotation_expr, curvature_expr, inertia_expr = self._commit_expressions
         new_rotation = rotation_expr.eval(mesh, cells)
         new_curvature = curvature_expr.eval(mesh, cells)
+        new_inertia_rotation = inertia_expr.eval(mesh, cells)
         self._update_nodal()
         for name, values in new_qp.items():
             _scatter(getattr(self, name), values)
         _scatter(self._fields["rotation_qp"], new_rotation)
         _scatter(self._fields["curvature_qp"], new_curvature)
+        _scatter(self.inertia_rotation, new_inertia_rotation)
         state = rod.state.x.array.reshape(-1, 6)
         nodes = rod.rotation.x.array.reshape(-1, 3, 3)
         nodes[:] = cayley_map(state[:, 3:]) @ nodes
@@ -356,15 +387,15 @@ class Integrator:
             points = (
                 dolfinx.fem.Expression(
                     ufl.SpatialCoordinate(mesh),
-                    rod._quadrature_points,
+                    self._inertia_points,
                 )
                 .eval(mesh, cells)
                 .reshape(n_cells, -1, 3)
             )
             rotations = (
                 dolfinx.fem.Expression(
-                    self.rotation_n,
-                    rod._quadrature_points,
+                    self.inertia_rotation,
+                    self._inertia_points,
                 )
                 .eval(mesh, cells)
                 .reshape(n_cells, -1, 3, 3)
@@ -382,7 +413,7 @@ class Integrator:
         x = ufl.SpatialCoordinate(mesh) + self.previous_displacement
         v = self.velocity
         w = self.angular_velocity
-        spin = self.rotation_n * (self.inertia * w)
+        spin = self.inertia_rotation * (self.inertia * w)
         strain_n, curvature_n = self.strain_n, self.curvature_n
         n, m = self._stress(strain_n, curvature_n)
         e = strain_n - self._fields["reference_strain"]
@@ -391,12 +422,12 @@ class Integrator:
         moment = ufl.cross(x, translational)
         forms = {
             "kinetic_energy": 0.5 * ufl.dot(translational, v) * self.dx_mass
-            + 0.5 * ufl.dot(w, self.inertia * w) * rod.dx,
+            + 0.5 * ufl.dot(w, self.inertia * w) * self.dx_inertia,
             "elastic_energy": 0.5 * (ufl.dot(n, e) + ufl.dot(m, k)) * rod.dx,
         }
         for i in range(3):
             forms[f"linear_momentum_{i}"] = translational[i] * self.dx_mass
-            forms[f"angular_momentum_{i}"] = moment[i] * self.dx_mass + spin[i] * rod.dx
+            forms[f"angular_momentum_{i}"] = moment[i] * self.dx_mass + spin[i] * self.dx_inertia
         self._diagnostic_forms = {name: dolfinx.fem.form(f) for name, f in forms.items()}
 
     def diagnostics(self) -> dict[str, object]:
@@ -416,7 +447,12 @@ class Integrator:
     # -- state arrays for snapshots and checkpoints ------------------------------------------------
     def state_functions(self) -> tuple[dolfinx.fem.Function, ...]:
         """Every Function beyond the rod's own state that a restart needs."""
-        return (self.previous_displacement, self.velocity, self.angular_velocity)
+        return (
+            self.previous_displacement,
+            self.velocity,
+            self.angular_velocity,
+            self.inertia_rotation,
+        )
 
 
 class EnergyMomentum(Integrator):
@@ -436,9 +472,9 @@ class EnergyMomentum(Integrator):
         v_n = self.velocity
         v_new = 2 * (self.u - self.previous_displacement) / dt - v_n
         w_n = self.angular_velocity
-        w_new = 2 * self.rotation_n.T * self.tau / dt - w_n
-        spin_n = self.rotation_n * (self.inertia * w_n)
-        spin_new = self.rotation_new * (self.inertia * w_new)
+        w_new = 2 * self.inertia_rotation.T * self.tau / dt - w_n
+        spin_n = self.inertia_rotation * (self.inertia * w_n)
+        spin_new = self.inertia_rotation_new * (self.inertia * w_new)
         n, m = self._stress(
             0.5 * (self.strain_n + self.strain_new), 0.5 * (self.curvature_n + self.curvature_new)
         )
@@ -450,18 +486,18 @@ class EnergyMomentum(Integrator):
         curvature_variation = self.rotation_n.T * (cayley_jacobian(self.tau) * dpsi_ds)
         residual = (
             self.line_density * ufl.dot(v_new - v_n, self.du) / dt * self.dx_mass
-            + ufl.dot(spin_new - spin_n, self.dpsi) / dt * rod.dx
+            + ufl.dot(spin_new - spin_n, self.dpsi) / dt * self.dx_inertia
             + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
         )
         external = self._external_virtual_work()
         return residual if external is None else residual - external
 
     def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
-        w_new = 2 * self.rotation_n.T * self.tau / self.dt - self.angular_velocity
+        w_new = 2 * self.inertia_rotation.T * self.tau / self.dt - self.angular_velocity
         return {
             "angular_velocity": dolfinx.fem.Expression(
                 w_new,
-                self._rod._quadrature_points,
+                self._inertia_points,
             )
         }
 
@@ -537,7 +573,7 @@ class GeneralizedAlpha(Integrator):
 
     def _rotational(self) -> tuple:
         return self._kinematics(
-            self.rotation_n.T * self.tau,
+            self.inertia_rotation.T * self.tau,
             self.angular_velocity,
             self.angular_acceleration,
             self.angular_pseudo_acceleration,
@@ -556,7 +592,7 @@ class GeneralizedAlpha(Integrator):
         curvature_variation = self.rotation_new.T * dpsi_ds
         residual = (
             self.line_density * ufl.dot(vdot, self.du) * self.dx_mass
-            + ufl.dot(self.rotation_new * body_torque, self.dpsi) * rod.dx
+            + ufl.dot(self.inertia_rotation_new * body_torque, self.dpsi) * self.dx_inertia
             + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
         )
         external = self._external_virtual_work()
@@ -564,7 +600,7 @@ class GeneralizedAlpha(Integrator):
 
     def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
         a_new, w_new, wdot_new = self._rotational()
-        points = self._rod._quadrature_points
+        points = self._inertia_points
         return {
             "angular_velocity": dolfinx.fem.Expression(w_new, points),
             "angular_acceleration": dolfinx.fem.Expression(wdot_new, points),
