@@ -4,7 +4,6 @@ import runpy
 import sys
 
 import numpy as np
-
 from conftest import REPO
 
 

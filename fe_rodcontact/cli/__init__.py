@@ -13,7 +13,7 @@ from fe_rodcontact.errors import ConvergenceError, InputError
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("statics", "strings")
+SUBCOMMANDS = ("statics", "strings", "dynamics")
 """Modules of :mod:`fe_rodcontact.cli` that provide a subcommand of the same name."""
 
 
