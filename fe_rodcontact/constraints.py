@@ -163,7 +163,7 @@ class IntervalLocator:
         ref = np.zeros((s.size, self.mesh.topology.dim))
         owned = np.flatnonzero(cells >= 0)
         if owned.size:
-            x = p.points(s[owned])
+            x = p.points(s)
             gdim = self.mesh.geometry.dim
             cmap = self.mesh.geometry.cmaps[0]
             dofmap = self.mesh.geometry.dofmaps[0]
