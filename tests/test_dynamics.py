@@ -159,7 +159,7 @@ def test_tumbling_rod_conserves(comm):
         lambda x: np.vstack([0 * x[0], omega * x[0], 0 * x[0]]),
         lambda x: np.vstack([0 * x[0], 0 * x[0], omega + 0 * x[0]]),
     )
-    series = problem.solve(20.0, TimeStepping(dt=0.05)).arrays()
+    series = problem.solve(20.0, TimeStepping(dt=0.1)).arrays()
     energy = series["total_energy"]
     assert np.abs(energy - energy[0]).max() <= 1e-11 * energy[0]
     L = series["angular_momentum"]
@@ -177,7 +177,7 @@ def test_prescribed_end_rotation_many_turns(comm):
 
     support = Support.clamped(0, "start", rotation_history=psi)
     problem = DynamicProblem(rod, [support], petsc_options_prefix="drive_")
-    problem.solve(20.25, TimeStepping(dt=0.05))
+    problem.solve(20.25, TimeStepping(dt=0.125))
     frame = _node_values(rod.rotation, np.zeros(3), comm).reshape(3, 3)
     assert np.allclose(frame, exp_map(psi(20.25)) @ d0, atol=1e-10)
 
@@ -259,6 +259,7 @@ def test_string_frequency(comm):
         assert abs(measured / omega - 1) <= 5e-3, (k, measured, omega)
 
 
+@pytest.mark.skip_in_parallel  # a property of the time discretisation; ranks: see below
 def test_second_order_in_time(comm):
     """Energy–momentum scheme: tip error at t = 0.5 against a dt/8 reference falls by 4 per
     halving (measured rates 2.03, 2.01, 2.02 serially). The rod is soft (ω_max Δt ≤ 0.4) so
