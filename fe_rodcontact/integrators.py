@@ -48,8 +48,7 @@ import ufl
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.kinematics import skew
 from fe_rodcontact.loads import EndForce, EndMoment, Load
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.so3 import exp_map, log_map
+from fe_rodcontact.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
 
 __all__ = [
     "EnergyMomentum",
@@ -133,29 +132,6 @@ def _quadrature_function(
     return dolfinx.fem.Function(dolfinx.fem.functionspace(rod.mesh, element), name=name)
 
 
-def _rod_fields(rod: CosseratRod) -> dict[str, dolfinx.fem.Function]:
-    """The rod's stored quadrature fields and per-cell stiffness (read and written here).
-
-    The energy–momentum update replaces the rod's exponential increment by the Cayley map, so
-    it writes Λₙ and Ωₙ at quadrature points itself (instead of :meth:`CosseratRod.commit`).
-    """
-    return {
-        "rotation_qp": rod._rotation_qp,
-        "curvature_qp": rod._curvature_qp,
-        "reference_strain": rod._reference_strain,
-        "reference_curvature": rod._reference_curvature,
-        "stiffness": rod._stiffness,
-    }
-
-
-def _scatter(function: dolfinx.fem.Function, values: Array) -> None:
-    """Write (cells, points·components) values into a quadrature Function (all local cells)."""
-    space = function.function_space
-    bs = space.dofmap.bs
-    dofs = space.dofmap.list
-    function.x.array.reshape(-1, bs)[dofs] = values.reshape(dofs.shape[0], dofs.shape[1], bs)
-
-
 class Integrator:
     """Shared state and forms of the rod time integrators.
 
@@ -174,7 +150,6 @@ class Integrator:
             raise InputError(f"mass must be 'consistent' or 'lumped', got {mass!r}.")
         self._rod = rod
         mesh = rod.mesh
-        self._fields = _rod_fields(rod)
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
         self.velocity = dolfinx.fem.Function(vector_space, name="velocity")
@@ -215,8 +190,8 @@ class Integrator:
         self.du, self.dpsi = rod.split_test()
         jacobian = ufl.Jacobian(mesh)[:, 0]
         self._tangent0 = jacobian / ufl.sqrt(ufl.dot(jacobian, jacobian))
-        self.rotation_n = self._fields["rotation_qp"]
-        self.curvature_n = self._fields["curvature_qp"]
+        self.rotation_n = self._rod.rotation_at_quadrature
+        self.curvature_n = self._rod.curvature_at_quadrature
         self.rotation_new = cayley(self.tau) * self.rotation_n
         self.inertia_rotation_new = cayley(self.tau) * self.inertia_rotation
         self.dr_n = self._tangent0 + rod.arclength_derivative(self.previous_displacement)
@@ -235,21 +210,16 @@ class Integrator:
         self._build_diagnostics()
         self._update_expressions = self._build_update_expressions()
         self._commit_expressions = (
-            dolfinx.fem.Expression(self.rotation_new, rod._quadrature_points),
-            dolfinx.fem.Expression(self.curvature_new, rod._quadrature_points),
+            dolfinx.fem.Expression(self.rotation_new, rod.quadrature_points),
+            dolfinx.fem.Expression(self.curvature_new, rod.quadrature_points),
             dolfinx.fem.Expression(self.inertia_rotation_new, self._inertia_points),
         )
 
     def _set_inertia_frames(self) -> None:
-        """Λ₀ at the inertia points: the geodesic Λ_a exp(ξ log(Λ_aᵀΛ_b)) between cell vertices."""
-        mesh = self._rod.mesh
-        geometry_nodes = mesh.geometry.dofmaps[0]
-        frames = self._rod.rods.node_frames
-        frame_a, frame_b = frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]]
-        phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)
-        xi = self._inertia_points[:, 0]
-        frame = frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])
-        _scatter(self.inertia_rotation, frame)
+        """Λ₀ at the inertia points: the rod's geodesic reference frames within each cell."""
+        scatter_to_quadrature(
+            self.inertia_rotation, reference_frames_at(self._rod.rods, self._inertia_points)
+        )
 
     # -- pieces for subclasses -----------------------------------------------------------------
     @property
@@ -264,9 +234,9 @@ class Integrator:
 
     def _stress(self, strain: ufl.core.expr.Expr, curvature: ufl.core.expr.Expr) -> tuple:
         """N = C_Γ(Γ − Γ⁰), M = C_Ω(Ω − Ω⁰) as UFL vectors."""
-        c = self._fields["stiffness"]
-        e = strain - self._fields["reference_strain"]
-        k = curvature - self._fields["reference_curvature"]
+        c = self._rod.stiffness
+        e = strain - self._rod.reference_strain
+        k = curvature - self._rod.reference_curvature
         return (
             ufl.as_vector([c[i] * e[i] for i in range(3)]),
             ufl.as_vector([c[3 + i] * k[i] for i in range(3)]),
@@ -350,10 +320,10 @@ class Integrator:
         new_inertia_rotation = inertia_expr.eval(mesh, cells)
         self._update_nodal()
         for name, values in new_qp.items():
-            _scatter(getattr(self, name), values)
-        _scatter(self._fields["rotation_qp"], new_rotation)
-        _scatter(self._fields["curvature_qp"], new_curvature)
-        _scatter(self.inertia_rotation, new_inertia_rotation)
+            scatter_to_quadrature(getattr(self, name), values)
+        scatter_to_quadrature(self._rod.rotation_at_quadrature, new_rotation)
+        scatter_to_quadrature(self._rod.curvature_at_quadrature, new_curvature)
+        scatter_to_quadrature(self.inertia_rotation, new_inertia_rotation)
         state = rod.state.x.array.reshape(-1, 6)
         nodes = rod.rotation.x.array.reshape(-1, 3, 3)
         nodes[:] = cayley_map(state[:, 3:]) @ nodes
@@ -404,7 +374,7 @@ class Integrator:
             omega = np.asarray(angular_velocity(flat), dtype=float).reshape(3, -1) + 0 * flat
             omega = omega.T.reshape(points.shape)
             body = np.einsum("cpji,cpj->cpi", rotations, omega)
-            _scatter(self.angular_velocity, body)
+            scatter_to_quadrature(self.angular_velocity, body)
 
     # -- diagnostics -------------------------------------------------------------------------------
     def _build_diagnostics(self) -> None:
@@ -416,8 +386,8 @@ class Integrator:
         spin = self.inertia_rotation * (self.inertia * w)
         strain_n, curvature_n = self.strain_n, self.curvature_n
         n, m = self._stress(strain_n, curvature_n)
-        e = strain_n - self._fields["reference_strain"]
-        k = curvature_n - self._fields["reference_curvature"]
+        e = strain_n - self._rod.reference_strain
+        k = curvature_n - self._rod.reference_curvature
         translational = self.line_density * v
         moment = ufl.cross(x, translational)
         forms = {

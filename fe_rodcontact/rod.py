@@ -24,7 +24,7 @@ from fe_rodcontact.mesh import RodMesh
 from fe_rodcontact.section import Section
 from fe_rodcontact.so3 import exp_map, log_map
 
-__all__ = ["CosseratRod"]
+__all__ = ["CosseratRod", "reference_frames_at", "scatter_to_quadrature"]
 
 Array = npt.NDArray[np.float64]
 
@@ -32,12 +32,26 @@ REDUCED_QUADRATURE_DEGREE = {1: 1, 2: 3}
 """Quadrature degree of the reduced (Gauss, p points for Pp) rule used for elastic terms."""
 
 
-def _scatter_to_quadrature(function: dolfinx.fem.Function, values: Array) -> None:
+def scatter_to_quadrature(function: dolfinx.fem.Function, values: Array) -> None:
     """Write per-cell, per-point values (cells, points, components) into a quadrature Function."""
     space = function.function_space
     bs = space.dofmap.bs
     dofs = space.dofmap.list
     function.x.array.reshape(-1, bs)[dofs] = values.reshape(dofs.shape[0], dofs.shape[1], bs)
+
+
+def reference_frames_at(rods: RodMesh, points: Array) -> Array:
+    """Reference frames at reference points ξ of every local cell, shape (cells, points, 3, 3).
+
+    Within a cell the frame is the geodesic between the frames of its two vertices,
+    Λ₀(ξ) = Λ_a exp(ξ φ) with φ = log(Λ_aᵀ Λ_b); ``points`` has shape (points, 1).
+    """
+    geometry_nodes = rods.mesh.geometry.dofmaps[0]
+    frames = rods.node_frames
+    frame_a, frame_b = frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]]
+    phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)
+    xi = np.asarray(points)[:, 0]
+    return frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])
 
 
 class CosseratRod:
@@ -140,21 +154,19 @@ class CosseratRod:
         geometry_nodes = mesh.geometry.dofmaps[0]
         frames = self._rods.node_frames
         frame_a, frame_b = frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]]
-        phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)  # (cells, 3)
+        phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)  # (cells, 3): Ω⁰ = φ / |dx/dξ|
         jacobian = ufl.Jacobian(mesh)[:, 0]
         tangent_expr = dolfinx.fem.Expression(jacobian, self._quadrature_points)
         dx_dxi = tangent_expr.eval(mesh, cells).reshape(n_cells, -1, 3)
         metric = np.linalg.norm(dx_dxi, axis=2)  # (cells, points)
         tangent = dx_dxi / metric[:, :, None]
-        xi = self._quadrature_points[:, 0]
-        frame = frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])
-        self._frame0 = frame
-        _scatter_to_quadrature(self._rotation_qp, frame)
+        frame = reference_frames_at(self._rods, self._quadrature_points)
+        scatter_to_quadrature(self._rotation_qp, frame)
         curvature = phi[:, None, :] / metric[:, :, None]
-        _scatter_to_quadrature(self._reference_curvature, curvature)
-        _scatter_to_quadrature(self._curvature_qp, curvature)
+        scatter_to_quadrature(self._reference_curvature, curvature)
+        scatter_to_quadrature(self._curvature_qp, curvature)
         strain = np.einsum("cpji,cpj->cpi", frame, tangent)
-        _scatter_to_quadrature(self._reference_strain, strain)
+        scatter_to_quadrature(self._reference_strain, strain)
 
         node_rotation = self._node_rotation.x.array.reshape(-1, 9)
         field_dofs = self._V_tensor.dofmap.list
@@ -329,6 +341,26 @@ class CosseratRod:
         return values.reshape(n_cells * len(self._quadrature_points), -1)
 
     @property
+    def quadrature_points(self) -> Array:
+        """Reference points ξ (points, 1) of the reduced rule where Λₙ, Ωₙ, Γ⁰, Ω⁰ are stored."""
+        return self._quadrature_points
+
+    @property
+    def rotation_at_quadrature(self) -> dolfinx.fem.Function:
+        """Λₙ at the quadrature points (read and written by time integrators)."""
+        return self._rotation_qp
+
+    @property
+    def curvature_at_quadrature(self) -> dolfinx.fem.Function:
+        """Ωₙ at the quadrature points (read and written by time integrators)."""
+        return self._curvature_qp
+
+    @property
+    def stiffness(self) -> dolfinx.fem.Function:
+        """Per-cell (GA1, GA2, EA, EI1, EI2, GJ) as a DG0 Function."""
+        return self._stiffness
+
+    @property
     def reference_strain(self) -> dolfinx.fem.Function:
         """Γ⁰ at the quadrature points (the stress-free strain)."""
         return self._reference_strain
@@ -357,8 +389,8 @@ class CosseratRod:
         rotation_expr, curvature_expr = self._commit_expressions
         new_rotation = rotation_expr.eval(mesh, cells)
         new_curvature = curvature_expr.eval(mesh, cells)
-        _scatter_to_quadrature(self._rotation_qp, new_rotation)
-        _scatter_to_quadrature(self._curvature_qp, new_curvature)
+        scatter_to_quadrature(self._rotation_qp, new_rotation)
+        scatter_to_quadrature(self._curvature_qp, new_curvature)
         nodes = self._node_rotation.x.array.reshape(-1, 3, 3)
         nodes[:] = exp_map(self.node_increments()) @ nodes
         self.node_increments()[:] = 0.0
