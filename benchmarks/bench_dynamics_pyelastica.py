@@ -154,6 +154,7 @@ def main() -> None:
         (32, 0.025),
         (64, 0.05),
         (64, 0.025),
+        (64, 0.0125),
     ]
     elastica_configs = [16, 32, 64] if args.quick else [16, 32, 64, 128]
     if args.quick:
