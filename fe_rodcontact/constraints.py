@@ -246,9 +246,9 @@ class GeometryLocator:
         gdim = msh.geometry.dim
         cmap = msh.geometry.cmaps[0]
         dofmap = msh.geometry.dofmaps[0]
-        for i in np.flatnonzero(cells >= 0):
-            nodes = msh.geometry.x[dofmap[cells[i]], :gdim]
-            ref[i] = cmap.pull_back(x[i : i + 1, :gdim], nodes)[0]
+        for j in np.flatnonzero(cells >= 0):
+            nodes = msh.geometry.x[dofmap[cells[j]], :gdim]
+            ref[j] = cmap.pull_back(x[j : j + 1, :gdim], nodes)[0]
         return cells, ref
 
 
@@ -487,15 +487,15 @@ class PointConstraints:
         V = self._spaces[f]
         loc = self._locators[f]
         assert isinstance(loc, IntervalLocator) and self._kernel is not None
-        points = loc.check(points)
+        checked = loc.check(points)
         params = self._dof_parameters[f]
         assert params is not None
         n_owned = V.dofmap.index_map.size_local
         spacing = loc.dof_spacing(V)
         local = []
         sums = np.zeros(len(ids))
-        for j, p in enumerate(points):
-            r = loc.offsets(float(loc.wrap(p)), params[:n_owned]) / spacing
+        for j, p in enumerate(checked):
+            r = loc.offsets(float(p), params[:n_owned]) / spacing
             dofs = np.flatnonzero(np.abs(r) < self._kernel.radius)
             w = self._kernel(r[dofs])
             sums[j] = w.sum()

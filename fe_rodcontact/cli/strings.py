@@ -119,18 +119,16 @@ def run(args: argparse.Namespace) -> int:
     if args.plot or args.wav is not None:
         from fe_rodcontact.strings.figures import plot_space_time, plot_spectrum, write_wav
 
-        free = None
-        if args.plot:
-            free = result if not config.contact else run_strings(replace(config, contact=False))
+        runs = {"without contact": result}
+        if args.plot and config.contact:
+            free = run_strings(replace(config, contact=False), comm)
+            runs = {"with contact": result, "without contact": free}
         message = None
         if comm.rank == 0:
             stem = args.out.with_suffix("")
             try:
                 if args.plot:
                     plot_space_time(result, f"{stem}_space_time.png")
-                    runs = {"with contact": result, "without contact": free}
-                    if not config.contact:
-                        runs = {"without contact": result}
                     plot_spectrum(runs, f"{stem}_spectrum.png")
                 if args.wav is not None:
                     write_wav(result, args.wav, pitch=args.pitch)

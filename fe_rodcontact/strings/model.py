@@ -334,6 +334,7 @@ class TwoStrings:
             self._probe_block.update([PointTerm(j, 0, float(p)) for j, p in enumerate(self.probes)])
         gathered = comm.gather(params[: self._n], root=0)
         if comm.rank == 0:
+            assert gathered is not None
             allp = np.concatenate(gathered)
             self._order = np.argsort(allp, kind="stable")
             self.nodes = allp[self._order]
@@ -390,7 +391,7 @@ class TwoStrings:
         out = []
         for fn in (self.u, self.v):
             parts = self.comm.gather(fn.x.array[: self._n].copy(), root=0)
-            out.append(np.concatenate(parts)[self._order] if self.comm.rank == 0 else np.zeros(0))
+            out.append(np.concatenate(parts)[self._order] if parts is not None else np.zeros(0))
         return out[0], out[1]
 
     # -- time stepping ---------------------------------------------------------------------
