@@ -1,14 +1,19 @@
 """fe_rodcontact: geometrically exact Cosserat rods in rolling and potential contact, in DOLFINx."""
 
 from fe_rodcontact import compat  # noqa: F401  (imports dolfinx_solver first, pins DOLFINx)
+from fe_rodcontact.constraints import GeometryLocator, IntervalLocator, PointConstraints, PointTerm
+from fe_rodcontact.contact import get_kernel
 from fe_rodcontact.curves import Curve, arc, helix, polyline, ring, straight
 from fe_rodcontact.errors import ConvergenceError, InputError
+from fe_rodcontact.expressions import parse_expression
 from fe_rodcontact.io import RodVTXWriter, write_vtu
 from fe_rodcontact.loads import DistributedForce, EndForce, EndMoment, Gravity, Load, Support
 from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.petsc import SaddlePointProblem
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.section import Section
 from fe_rodcontact.statics import LoadStepping, StaticProblem, StaticResult
+from fe_rodcontact.strings import StringsConfig, StringsResult, TwoStrings, run_strings
 
 __all__ = [
     "ConvergenceError",
@@ -17,22 +22,33 @@ __all__ = [
     "DistributedForce",
     "EndForce",
     "EndMoment",
+    "GeometryLocator",
     "Gravity",
     "InputError",
+    "IntervalLocator",
     "Load",
     "LoadStepping",
+    "PointConstraints",
+    "PointTerm",
     "RodMesh",
     "RodVTXWriter",
+    "SaddlePointProblem",
     "Section",
     "StaticProblem",
     "StaticResult",
+    "StringsConfig",
+    "StringsResult",
     "Support",
+    "TwoStrings",
     "arc",
     "create_rod_mesh",
+    "get_kernel",
     "helix",
+    "parse_expression",
     "polyline",
     "read_rod_mesh",
     "ring",
+    "run_strings",
     "straight",
     "write_vtu",
 ]
