@@ -16,6 +16,7 @@ here = Path(__file__).parent
 
 
 def two_rods() -> None:
+    """A straight rod and a 45° arc, shuffled and randomly flipped cells (gmsh 2.2)."""
     n = 20
     straight = np.column_stack([np.linspace(0, 4, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
     phi = np.linspace(0, np.pi / 4, n + 1)
@@ -37,6 +38,7 @@ def two_rods() -> None:
 
 
 def helix_p2() -> None:
+    """A 2-turn helix with P2 (line3) cells (.vtu)."""
     n = 32
     u = np.linspace(0, 1, 2 * n + 1)
     phi = 4 * np.pi * u
@@ -46,6 +48,7 @@ def helix_p2() -> None:
 
 
 def ring() -> None:
+    """A closed P1 ring (.xdmf + .h5, uncompressed for the DOLFINx wheel's HDF5)."""
     n = 48
     phi = 2 * np.pi * np.arange(n) / n
     points = np.column_stack([np.cos(phi), np.sin(phi), np.zeros(n)])

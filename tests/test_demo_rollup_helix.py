@@ -4,7 +4,6 @@ import runpy
 import sys
 
 import pytest
-
 from conftest import REPO
 
 
