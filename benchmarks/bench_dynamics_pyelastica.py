@@ -49,20 +49,8 @@ from fe_rodcontact.section import Section
 
 LENGTH, RADIUS, E, DENSITY, V0 = 1.0, 0.05, 1e5, 1000.0, 0.1
 G = E / 3.0
-AREA = np.pi * RADIUS**2
-I1 = np.pi * RADIUS**4 / 4
-SECTION = Section(
-    EA=E * AREA,
-    GA1=27 / 28 * G * AREA,
-    GA2=27 / 28 * G * AREA,
-    EI1=E * I1,
-    EI2=E * I1,
-    GJ=G * 2 * I1,
-    rhoA=DENSITY * AREA,
-    rhoI1=DENSITY * I1,
-    rhoI2=DENSITY * I1,
-    rhoJ=DENSITY * 2 * I1,
-)
+# PyElastica's constants: shear factor 27/28, G = E/3 (ν = 1/2), consistent inertias.
+SECTION = Section.circular(RADIUS, E, G=G, density=DENSITY, shear_factor=27 / 28)
 
 
 def velocity(s: np.ndarray) -> np.ndarray:
