@@ -62,7 +62,7 @@ class EndForce(Load):
         du, _ = rod.split_test()
         force = ufl.as_vector(self.force)
         if self.follower:
-            force = kinematics.exp_so3(rod.increment) * rod.rotation * force
+            force = kinematics.rotate(rod.increment, rod.rotation * force)
         return factor * ufl.dot(force, du) * rod.ds(rod.rods.end_tag(self.rod, self.end))
 
 
@@ -83,8 +83,8 @@ class EndMoment(Load):
         _, dtheta = rod.split_test()
         moment = ufl.as_vector(self.moment)
         if self.follower:
-            moment = kinematics.exp_so3(rod.increment) * rod.rotation * moment
-        spin = kinematics.left_jacobian(rod.increment) * dtheta
+            moment = kinematics.rotate(rod.increment, rod.rotation * moment)
+        spin = kinematics.apply_left_jacobian(rod.increment, dtheta)
         return factor * ufl.dot(moment, spin) * rod.ds(rod.rods.end_tag(self.rod, self.end))
 
 

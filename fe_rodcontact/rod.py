@@ -270,7 +270,9 @@ class CosseratRod:
         jacobian = ufl.Jacobian(self.mesh)[:, 0]
         tangent = jacobian / ufl.sqrt(ufl.dot(jacobian, jacobian))
         return kinematics.strain(
-            self.rotation_ufl, tangent + self.arclength_derivative(self.displacement_ufl)
+            self._rotation_qp,
+            self.increment,
+            tangent + self.arclength_derivative(self.displacement_ufl),
         )
 
     @property
