@@ -24,7 +24,6 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
-import dolfinx.fem.petsc
 import numpy as np
 import numpy.typing as npt
 import ufl
@@ -38,6 +37,7 @@ from fe_rodcontact.integrators import (
     cayley_vector,
 )
 from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
 from fe_rodcontact.recording import FieldWriter, TimeSeries
 from fe_rodcontact.rod import CosseratRod
@@ -193,10 +193,10 @@ class DynamicProblem:
         self._motions = _EndMotions(rod, supports)
         options = default_dynamics_options(comm)
         options.update(petsc_options or {})
-        self._problem = dolfinx.fem.petsc.NonlinearProblem(
+        self._problem = NewtonProblem(
             self._integrator.residual,
             rod.state,
-            bcs=self._motions.bcs,
+            self._motions.bcs,
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
         )
@@ -276,10 +276,8 @@ class DynamicProblem:
         saved = self._save()
         self._integrator.prepare(self.time, dt)
         self._motions.update(self.time + dt)
-        self._problem.solve()
-        reason = self.solver.getConvergedReason()
-        iterations = int(self.solver.getIterationNumber())
-        if reason <= 0:
+        converged, iterations = self._problem.solve()
+        if not converged:
             self._restore(saved)
             return False, iterations
         self.external_work += self._integrator.external_power()

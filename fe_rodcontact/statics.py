@@ -17,11 +17,11 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
-import dolfinx.fem.petsc
 import ufl
 
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.supports import SupportConditions
@@ -121,10 +121,10 @@ class StaticProblem:
         self._residual = residual
         options = default_newton_options(rod.mesh.comm)
         options.update(petsc_options or {})
-        self._problem = dolfinx.fem.petsc.NonlinearProblem(
+        self._problem = NewtonProblem(
             residual,
             rod.state,
-            bcs=self._supports.bcs,
+            self._supports.bcs,
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
         )
@@ -148,9 +148,7 @@ class StaticProblem:
         """One Newton solve at ``load_factor`` from the current state; returns (converged, its)."""
         self._load_factor.value = load_factor
         self._supports.update(load_factor)
-        self._problem.solve()
-        reason = self.solver.getConvergedReason()
-        return reason > 0, int(self.solver.getIterationNumber())
+        return self._problem.solve()
 
     def solve(
         self,

@@ -1,0 +1,229 @@
+"""Newton's method (PETSc SNES) on DOLFINx forms, packing the coefficients once per solve.
+
+DOLFINx's ``NonlinearProblem`` packs every coefficient of the residual and of the Jacobian
+in each SNES callback: three times per Newton iteration (residual, its Dirichlet lifting,
+Jacobian). A rod's forms carry many coefficients that do not change during a solve — the
+rotations and curvatures at the quadrature points, reference strains, stiffnesses, the
+previous time step — and only the unknown does. :class:`NewtonProblem` packs everything at
+the start of :meth:`NewtonProblem.solve`; each callback then overwrites only the unknown's
+columns of the packed arrays, a single index gather from the unknown's dof array.
+
+The contract that makes this correct: during one SNES solve only the unknown changes. Code
+that changes another coefficient and then drives the SNES callbacks itself (not through
+:meth:`NewtonProblem.solve`) calls :meth:`NewtonProblem.pack` first.
+
+Forms for which the gather is not the packing DOLFINx does (interior-facet integrals, or an
+element that needs dof transformations) are packed in full in every callback instead:
+slower, never wrong.
+"""
+
+from collections.abc import Sequence
+
+from petsc4py import PETSc
+
+import dolfinx.fem
+import dolfinx.fem.petsc
+import dolfinx.la.petsc
+import numpy as np
+import numpy.typing as npt
+import ufl
+
+from fe_rodcontact.errors import InputError
+
+__all__ = ["NewtonProblem"]
+
+Packed = dict[tuple[dolfinx.fem.IntegralType, int], npt.NDArray[np.float64]]
+
+
+class _PackedForm:
+    """A compiled form with its constants and coefficients packed, and a cheap refresh."""
+
+    def __init__(self, form: dolfinx.fem.Form, unknown: dolfinx.fem.Function):
+        self.form = form
+        self._unknown = unknown
+        self.constants = np.empty(0)
+        self.coefficients: Packed = {}
+        cpp = form._cpp_object
+        position = next(
+            (i for i, c in enumerate(cpp.coefficients) if c is unknown._cpp_object), None
+        )
+        self._depends_on_unknown = position is not None
+        space = unknown.function_space
+        gatherable = not space.element.needs_dof_transformations and all(
+            kind in (dolfinx.fem.IntegralType.cell, dolfinx.fem.IntegralType.exterior_facet)
+            for kind in cpp.integral_types
+        )
+        # Per integral: the unknown's columns in the packed array and, for each entity and
+        # column, the entry of u.x.array that goes there (DOLFINx packs coefficients in form
+        # order, each as its cell dofs times block size, entities in the integral's order).
+        self._gathers: dict[tuple[dolfinx.fem.IntegralType, int], tuple[slice, npt.NDArray]]
+        self._gathers = {}
+        if position is None or not gatherable:
+            return
+        widths = [c.function_space.element.space_dimension for c in cpp.coefficients]
+        start = sum(widths[:position])
+        columns = slice(start, start + widths[position])
+        bs = space.dofmap.bs
+        cell_dofs = space.dofmap.list
+        width = cell_dofs.shape[1] * bs
+        for kind in cpp.integral_types:
+            for index in range(cpp.num_integrals(kind, 0)):
+                entities = cpp.domains(kind, index)
+                cells = entities if kind == dolfinx.fem.IntegralType.cell else entities[:, 0]
+                blocked = cell_dofs[cells]
+                flat = (blocked[:, :, None] * bs + np.arange(bs)).reshape(len(cells), width)
+                self._gathers[kind, index] = (columns, flat.astype(np.intp))
+
+    def pack(self) -> None:
+        """Pack the constants and all coefficients."""
+        self.constants = dolfinx.fem.pack_constants(self.form)
+        self.coefficients = dolfinx.fem.pack_coefficients(self.form)
+        if self._gathers.keys() - self.coefficients.keys():
+            raise RuntimeError("packed coefficients do not match the form's integrals")
+
+    def refresh_unknown(self) -> None:
+        """Copy the unknown's current values into its packed columns."""
+        if not self._depends_on_unknown:
+            return
+        if not self._gathers:
+            self.coefficients = dolfinx.fem.pack_coefficients(self.form)
+            return
+        values = self._unknown.x.array
+        for key, (columns, entries) in self._gathers.items():
+            self.coefficients[key][:, columns] = values[entries]
+
+
+class NewtonProblem:
+    """F(u; v) = 0 for all v, by PETSc SNES Newton, with pre-packed form coefficients.
+
+    Args:
+        residual: The residual form F(u; v), linear in the test function.
+        unknown: The Function u the residual is written in.
+        bcs: Dirichlet conditions on u (values are taken at each solve).
+        petsc_options_prefix: Mandatory, non-empty prefix of the SNES options.
+        petsc_options: Options set on the SNES (and its KSP/PC) under the prefix.
+        jacobian: The Jacobian form; by default the Gateaux derivative of ``residual``.
+        jit_options: CFFI JIT options for the compiled kernels.
+    """
+
+    def __init__(
+        self,
+        residual: ufl.Form,
+        unknown: dolfinx.fem.Function,
+        bcs: Sequence[dolfinx.fem.DirichletBC] = (),
+        *,
+        petsc_options_prefix: str,
+        petsc_options: dict[str, object] | None = None,
+        jacobian: ufl.Form | None = None,
+        jit_options: dict[str, object] | None = None,
+    ):
+        if not petsc_options_prefix:  # the same argument on every rank: no collective needed
+            raise InputError("petsc_options_prefix must be a non-empty string, e.g. 'rods_'.")
+        if jacobian is None:
+            jacobian = ufl.derivative(residual, unknown)
+        self._unknown = unknown
+        self._bcs = list(bcs)
+        self._residual = _PackedForm(dolfinx.fem.form(residual, jit_options=jit_options), unknown)
+        self._jacobian = _PackedForm(dolfinx.fem.form(jacobian, jit_options=jit_options), unknown)
+        self._A = dolfinx.fem.petsc.create_matrix(self._jacobian.form)
+        space = unknown.function_space
+        self._b = dolfinx.fem.petsc.create_vector(space)
+        self._x = dolfinx.fem.petsc.create_vector(space)
+        self._taken: tuple[int, int] | None = None  # (Vec handle, state) last copied into u
+        self._snes = PETSc.SNES().create(space.mesh.comm)
+        self._snes.setFunction(self._assemble_residual, self._b)
+        self._snes.setJacobian(self._assemble_jacobian, self._A, self._A)
+        self._snes.setOptionsPrefix(petsc_options_prefix)
+        self._A.setOptionsPrefix(f"{petsc_options_prefix}A_")
+        options = PETSc.Options()
+        options.prefixPush(petsc_options_prefix)
+        for key, value in (petsc_options or {}).items():
+            options[key] = value
+        self._snes.setFromOptions()
+        for key in petsc_options or {}:
+            del options[key]
+        options.prefixPop()
+
+    def __del__(self) -> None:
+        """Free the PETSc objects."""
+        for obj in ("_snes", "_A", "_b", "_x"):
+            if hasattr(self, obj):
+                getattr(self, obj).destroy()
+
+    @property
+    def solver(self) -> PETSc.SNES:
+        """The PETSc SNES."""
+        return self._snes
+
+    @property
+    def residual_form(self) -> dolfinx.fem.Form:
+        """The compiled residual."""
+        return self._residual.form
+
+    @property
+    def jacobian_form(self) -> dolfinx.fem.Form:
+        """The compiled Jacobian."""
+        return self._jacobian.form
+
+    def pack(self) -> None:
+        """Pack constants and coefficients of both forms (done by :meth:`solve`)."""
+        self._residual.pack()
+        self._jacobian.pack()
+        self._taken = None
+
+    def solve(self) -> tuple[bool, int]:
+        """Newton from the current u; returns (converged, iterations). u holds the last iterate."""
+        self.pack()
+        dolfinx.fem.petsc.assign(self._unknown, self._x)
+        self._snes.solve(None, self._x)
+        dolfinx.la.petsc._ghost_update(self._x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
+        dolfinx.fem.petsc.assign(self._x, self._unknown)
+        return self._snes.getConvergedReason() > 0, int(self._snes.getIterationNumber())
+
+    # -- SNES callbacks ---------------------------------------------------------------------
+    def _take(self, x: PETSc.Vec) -> None:
+        """Copy x (with its ghosts) into the unknown."""
+        dolfinx.la.petsc._ghost_update(x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
+        dolfinx.fem.petsc.assign(x, self._unknown)
+
+    def _assemble_residual(self, _snes: PETSc.SNES, x: PETSc.Vec, b: PETSc.Vec) -> None:
+        """Assemble F(x) into b, Dirichlet rows set to x − g (as DOLFINx's SNES callbacks do)."""
+        self._take(x)
+        self._residual.refresh_unknown()
+        self._jacobian.refresh_unknown()
+        self._taken = (x.handle, x.stateGet())
+        dolfinx.la.petsc._zero_vector(b)
+        residual, jacobian = self._residual, self._jacobian
+        dolfinx.fem.petsc.assemble_vector(
+            b, residual.form, constants=residual.constants, coeffs=residual.coefficients
+        )
+        dolfinx.fem.petsc.apply_lifting(
+            b,
+            [jacobian.form],
+            bcs=[self._bcs],
+            x0=[x],
+            alpha=-1.0,
+            constants=[jacobian.constants],
+            coeffs=[jacobian.coefficients],
+        )
+        dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.ADD, PETSc.ScatterMode.REVERSE)
+        dolfinx.fem.petsc.set_bc(b, self._bcs, x0=x, alpha=-1.0)
+        dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
+
+    def _assemble_jacobian(
+        self, _snes: PETSc.SNES, x: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat
+    ) -> None:
+        """Assemble J(x) into A, identity rows and columns on the Dirichlet dofs."""
+        if self._taken != (x.handle, x.stateGet()):  # else: F(x) was the last callback
+            self._take(x)
+            self._jacobian.refresh_unknown()
+        A.zeroEntries()
+        dolfinx.fem.petsc.assemble_matrix(
+            A,
+            self._jacobian.form,
+            self._bcs,
+            diag=1.0,
+            constants=self._jacobian.constants,
+            coeffs=self._jacobian.coefficients,
+        )
+        A.assemble()
