@@ -104,19 +104,24 @@ def run_case(
             writer.close()
         if case.output.vtu:
             write_vtu(rod, folder / "rods.vtu")
-    if comm.rank == 0:
-        np.savez(
-            folder / "statics.npz",
-            load_factor=np.array(result.load_factors),
-            newton_iterations=np.array(result.iterations),
-            elastic_energy=np.array(result.elastic_energy),
-            end_positions=np.array(end_positions),
-            end_names=np.array([f"{rod.rods.names[i]}:{end}" for i, end in open_ends]),
-        )
-    if case.output.plot:
-        from fe_rodcontact.plotting import plot_rods
+    message = None  # rank 0 writes; every rank returns once the files exist, or raises
+    try:
+        if comm.rank == 0:
+            np.savez(
+                folder / "statics.npz",
+                load_factor=np.array(result.load_factors),
+                newton_iterations=np.array(result.iterations),
+                elastic_energy=np.array(result.elastic_energy),
+                end_positions=np.array(end_positions),
+                end_names=np.array([f"{rod.rods.names[i]}:{end}" for i, end in open_ends]),
+            )
+        if case.output.plot:
+            from fe_rodcontact.plotting import plot_rods
 
-        plot_rods(rod, folder / "rods.png", title="fe-rodcontact statics")
+            plot_rods(rod, folder / "rods.png", title="fe-rodcontact statics")
+    except OSError as error:
+        message = f"could not write the results to {folder}: {error}"
+    raise_collectively(comm, message)
     return folder
 
 
