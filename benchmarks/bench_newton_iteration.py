@@ -9,16 +9,19 @@ What is timed
 **Rod, one Newton iteration** - exactly the work of one iteration of the default SNES
 (``newtonls`` with the ``basic`` line search, see
 :func:`fe_rodcontact.statics.default_newton_options`), driven through the callbacks that
-DOLFINx registered on the SNES of a :class:`~fe_rodcontact.statics.StaticProblem`:
+:class:`~fe_rodcontact.newton.NewtonProblem` registered on the SNES of a
+:class:`~fe_rodcontact.statics.StaticProblem`:
 
-1. ``snes.computeJacobian(x, A)``: DOLFINx ``assemble_jacobian`` (ghost update, copy x into
-   the state Function, zero A, assemble with Dirichlet rows, ``MatAssembly``);
+1. ``snes.computeJacobian(x, A)``: zero A, assemble with Dirichlet rows, ``MatAssembly``
+   (x is the vector the residual was last evaluated at, so u and the packed coefficients
+   already hold it, as in SNES);
 2. ``ksp.solve(F, dx)``: KSP ``preonly`` + PC ``lu`` (PETSc's own LU in serial): numeric
    LU factorisation and the two triangular solves (the symbolic factorisation is reused, as
    SNES reuses it: the sparsity pattern does not change);
-3. ``x ← x − dx`` (the basic line search), then ``snes.computeFunction(x, F)``: DOLFINx
-   ``assemble_residual`` (copy x, assemble, lifting, Dirichlet values), i.e. the residual at
-   the new iterate that the line search evaluates.
+3. ``x ← x − dx`` (the basic line search), then ``snes.computeFunction(x, F)``: ghost
+   update, copy x into the state Function and into the state columns of the packed
+   coefficients, assemble, lifting, Dirichlet values; i.e. the residual at the new iterate
+   that the line search evaluates.
 
 So one iteration = one Jacobian assembly + one LU factor/solve + one residual assembly,
 which is what each SNES iteration costs apart from a few vector norms. The iteration starts
@@ -55,9 +58,10 @@ assembling and LU-solving a linear system with the same size and sparsity; the t
 <= 1.3. Read the CPU-time table on a busy machine. The breakdown table splits both into
 Jacobian/matrix assembly, LU (factor + solve) and residual/vector assembly. The LU columns
 should agree (same pattern, numerically full blocks); the rod's excess is then in its
-assembly columns: the generated element kernels (UFL/FFCx) and the packing of the rod's
-coefficients (state, rotations and curvatures at the quadrature points, stiffnesses), which
-DOLFINx repeats for the residual, its lifting and the Jacobian. ``SNES ms/it`` close to
+assembly columns: the generated element kernels (UFL/FFCx) and the refresh of the state
+columns in the packed coefficients (the rotations and curvatures at the quadrature points
+and the stiffnesses are packed once per solve, not in every callback as DOLFINx's
+``NonlinearProblem`` does). ``SNES ms/it`` close to
 ``rod ms/it`` confirms that the three callbacks are the whole cost of an SNES iteration.
 
 Memory per element
