@@ -7,7 +7,16 @@ from fe_rodcontact.curves import Curve, arc, helix, polyline, ring, straight
 from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.expressions import parse_expression
 from fe_rodcontact.io import RodVTXWriter, write_vtu
-from fe_rodcontact.loads import DistributedForce, EndForce, EndMoment, Gravity, Load, Support
+from fe_rodcontact.loads import (
+    DistributedForce,
+    EndForce,
+    EndMoment,
+    Gravity,
+    Load,
+    PointForce,
+    PointMoment,
+    Support,
+)
 from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
 from fe_rodcontact.petsc import SaddlePointProblem
 from fe_rodcontact.rod import CosseratRod
@@ -29,6 +38,8 @@ __all__ = [
     "Load",
     "LoadStepping",
     "PointConstraints",
+    "PointForce",
+    "PointMoment",
     "PointTerm",
     "RodMesh",
     "RodVTXWriter",

@@ -8,7 +8,9 @@ A statics case (see ``demos/cases/cantilever_rollup.toml``)::
     [section]              default section (circular: radius, E, nu|G, density; or general:
                            EA, GA1, GA2, EI1, EI2, GJ, rhoA, rhoI1, rhoI2, rhoJ, radius)
     [[supports]]           rod, end, kind (clamped|pinned|free|prescribed), displacement, rotation
-    [[loads]]              type (end_force|end_moment|distributed_force|gravity) and its fields
+    [[loads]]              type (end_force|end_moment|point_force|point_moment|
+                           distributed_force|gravity) and its fields (point loads: rod,
+                           arclength, force|moment, follower)
     [solver]               load stepping fields and petsc_options = {...}
     [output]               folder, vtx, vtu, plot
 """
@@ -31,6 +33,8 @@ from fe_rodcontact.loads import (
     EndMoment,
     Gravity,
     Load,
+    PointForce,
+    PointMoment,
     Support,
 )
 from fe_rodcontact.section import Section
@@ -209,7 +213,14 @@ class SupportSpec:
         )
 
 
-LOAD_TYPES = ("end_force", "end_moment", "distributed_force", "gravity")
+LOAD_TYPES = (
+    "end_force",
+    "end_moment",
+    "point_force",
+    "point_moment",
+    "distributed_force",
+    "gravity",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +230,7 @@ class LoadSpec:
     type: str
     rod: str | int | None = None
     end: str | None = None
+    arclength: float | None = None
     force: Vector | None = None
     moment: Vector | None = None
     follower: bool = False
@@ -244,6 +256,12 @@ class LoadSpec:
         if self.type == "end_moment":
             need("rod", "end", "moment")
             return EndMoment(self.rod, self.end, self.moment, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "point_force":
+            need("rod", "arclength", "force")
+            return PointForce(self.rod, self.arclength, self.force, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "point_moment":
+            need("rod", "arclength", "moment")
+            return PointMoment(self.rod, self.arclength, self.moment, follower=self.follower)  # type: ignore[arg-type]
         if self.type == "distributed_force":
             need("force")
             return DistributedForce(self.force, rods=rods)  # type: ignore[arg-type]

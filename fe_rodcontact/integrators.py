@@ -47,7 +47,7 @@ import ufl
 
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.kinematics import skew
-from fe_rodcontact.loads import EndForce, EndMoment, Load
+from fe_rodcontact.loads import EndForce, EndMoment, Load, PointForce, PointMoment
 from fe_rodcontact.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
 
 __all__ = [
@@ -252,20 +252,14 @@ class Integrator:
         total = None
         for timed, factor in zip(self._timed_loads, self._load_factors):
             load = timed.load
-            if isinstance(load, EndMoment):
+            if isinstance(load, EndMoment | PointMoment):
                 moment = ufl.as_vector(load.moment)
                 if load.follower:
                     moment = self._load_rotation() * moment
-                form = (
-                    factor
-                    * ufl.dot(moment, self.dpsi)
-                    * rod.ds(rod.rods.end_tag(load.rod, load.end))
-                )
-            elif isinstance(load, EndForce) and load.follower:
+                form = factor * ufl.dot(moment, self.dpsi) * load.measure(rod)
+            elif isinstance(load, EndForce | PointForce) and load.follower:
                 force = self._load_rotation() * ufl.as_vector(load.force)
-                form = (
-                    factor * ufl.dot(force, self.du) * rod.ds(rod.rods.end_tag(load.rod, load.end))
-                )
+                form = factor * ufl.dot(force, self.du) * load.measure(rod)
             else:
                 form = load.virtual_work(rod, factor)
             total = form if total is None else total + form

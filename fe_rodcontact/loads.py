@@ -26,6 +26,8 @@ __all__ = [
     "EndMoment",
     "Gravity",
     "Load",
+    "PointForce",
+    "PointMoment",
     "Support",
 ]
 
@@ -57,13 +59,13 @@ class EndForce(Load):
     def __post_init__(self) -> None:
         object.__setattr__(self, "force", _vector(self.force, "EndForce.force"))
 
+    def measure(self, rod: CosseratRod) -> ufl.Measure:
+        """Where the load acts."""
+        return rod.ds(rod.rods.end_tag(self.rod, self.end))
+
     def virtual_work(self, rod: CosseratRod, factor: ufl.core.expr.Expr) -> ufl.Form:
         """δW = λ F·δu at the end (F = Λ F_body for a follower force)."""
-        du, _ = rod.split_test()
-        force = ufl.as_vector(self.force)
-        if self.follower:
-            force = kinematics.rotate(rod.increment, rod.rotation * force)
-        return factor * ufl.dot(force, du) * rod.ds(rod.rods.end_tag(self.rod, self.end))
+        return _force_work(rod, self.force, self.follower, factor) * self.measure(rod)
 
 
 @dataclass(frozen=True)
@@ -78,14 +80,81 @@ class EndMoment(Load):
     def __post_init__(self) -> None:
         object.__setattr__(self, "moment", _vector(self.moment, "EndMoment.moment"))
 
+    def measure(self, rod: CosseratRod) -> ufl.Measure:
+        """Where the load acts."""
+        return rod.ds(rod.rods.end_tag(self.rod, self.end))
+
     def virtual_work(self, rod: CosseratRod, factor: ufl.core.expr.Expr) -> ufl.Form:
         """δW = λ M·δφ with δφ = Jl(θ) δθ (M = Λ M_body for a follower moment)."""
-        _, dtheta = rod.split_test()
-        moment = ufl.as_vector(self.moment)
-        if self.follower:
-            moment = kinematics.rotate(rod.increment, rod.rotation * moment)
-        spin = kinematics.apply_left_jacobian(rod.increment, dtheta)
-        return factor * ufl.dot(moment, spin) * rod.ds(rod.rods.end_tag(self.rod, self.end))
+        return _moment_work(rod, self.moment, self.follower, factor) * self.measure(rod)
+
+
+@dataclass(frozen=True)
+class PointForce(Load):
+    """A point force at an element end anywhere along a rod (given by its arc length).
+
+    Dead (fixed direction) or follower (given in the body frame). The arc length is measured
+    along the rod's reference centreline from its start; a node must lie there.
+    """
+
+    rod: int | str
+    arclength: float
+    force: tuple[float, float, float]
+    follower: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "force", _vector(self.force, "PointForce.force"))
+
+    def measure(self, rod: CosseratRod) -> ufl.Measure:
+        """Where the load acts."""
+        return rod.point_measure(self.rod, self.arclength)
+
+    def virtual_work(self, rod: CosseratRod, factor: ufl.core.expr.Expr) -> ufl.Form:
+        """δW = λ F·δu at the point (F = Λ F_body for a follower force)."""
+        return _force_work(rod, self.force, self.follower, factor) * self.measure(rod)
+
+
+@dataclass(frozen=True)
+class PointMoment(Load):
+    """A point moment at an element end anywhere along a rod (given by its arc length)."""
+
+    rod: int | str
+    arclength: float
+    moment: tuple[float, float, float]
+    follower: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "moment", _vector(self.moment, "PointMoment.moment"))
+
+    def measure(self, rod: CosseratRod) -> ufl.Measure:
+        """Where the load acts."""
+        return rod.point_measure(self.rod, self.arclength)
+
+    def virtual_work(self, rod: CosseratRod, factor: ufl.core.expr.Expr) -> ufl.Form:
+        """δW = λ M·δφ with δφ = Jl(θ) δθ (M = Λ M_body for a follower moment)."""
+        return _moment_work(rod, self.moment, self.follower, factor) * self.measure(rod)
+
+
+def _force_work(
+    rod: CosseratRod, force: tuple[float, ...], follower: bool, factor: ufl.core.expr.Expr
+) -> ufl.core.expr.Expr:
+    """λ F·δu (F = exp(θ) Λₙ F_body for a follower force), an integrand at a node."""
+    du, _ = rod.split_test()
+    value = ufl.as_vector(force)
+    if follower:
+        value = kinematics.rotate(rod.increment, rod.rotation * value)
+    return factor * ufl.dot(value, du)
+
+
+def _moment_work(
+    rod: CosseratRod, moment: tuple[float, ...], follower: bool, factor: ufl.core.expr.Expr
+) -> ufl.core.expr.Expr:
+    """λ M·Jl(θ)δθ (M = exp(θ) Λₙ M_body for a follower moment), an integrand at a node."""
+    _, dtheta = rod.split_test()
+    value = ufl.as_vector(moment)
+    if follower:
+        value = kinematics.rotate(rod.increment, rod.rotation * value)
+    return factor * ufl.dot(value, kinematics.apply_left_jacobian(rod.increment, dtheta))
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,7 @@ class RodMesh:
         end_nodes: Sequence[tuple[int, int]],
     ):
         self._end_nodes = tuple(end_nodes)
+        self._vertex_tags: dolfinx.mesh.MeshTags | None = None
         self._mesh = mesh
         self._cell_tags = cell_tags
         self._facet_tags = facet_tags
@@ -354,6 +355,54 @@ class RodMesh:
     def cells(self, rod: int | str) -> npt.NDArray[np.int32]:
         """Local cells (owned and ghost) of a rod."""
         return self._cell_tags.find(self.rod_index(rod))
+
+    @property
+    def vertex_tags(self) -> dolfinx.mesh.MeshTags:
+        """Every local vertex tagged with its input node index + 1 (for point loads)."""
+        if self._vertex_tags is None:
+            mesh = self._mesh
+            index_map = mesh.topology.index_map(0)
+            vertices = np.arange(index_map.size_local + index_map.num_ghosts, dtype=np.int32)
+            nodes = dolfinx.mesh.entities_to_geometry(mesh, 0, vertices, False).ravel()
+            values = mesh.geometry.input_global_indices[nodes] + 1
+            self._vertex_tags = dolfinx.mesh.meshtags(mesh, 0, vertices, values.astype(np.int32))
+            self._vertex_tags.name = "nodes"
+        return self._vertex_tags
+
+    def node_at(self, rod: int | str, arclength: float) -> int:
+        """Input node index of the element end of ``rod`` at ``arclength`` (collective).
+
+        Point loads act at element ends (mesh vertices). Raises InputError on every rank
+        when ``arclength`` is outside the rod or no element end lies within 1e-8 of the
+        rod length from it.
+        """
+        i = self.rod_index(rod)
+        length, name = self._lengths[i], self._names[i]
+        s = float(arclength)
+        if not (np.isfinite(s) and 0.0 <= s <= length):
+            raise InputError(
+                f"arc length {arclength!r} is not on rod {name!r}; give a value in [0, {length:g}]."
+            )
+        mesh = self._mesh
+        cell_vertices = mesh.topology.connectivity(1, 0).array.reshape(-1, 2)
+        vertices = np.unique(cell_vertices[self.cells(i)]).astype(np.int32)
+        nodes = dolfinx.mesh.entities_to_geometry(mesh, 0, vertices, False).ravel()
+        distance = np.abs(self._node_arclength[nodes] - s)
+        if self._closed[i]:
+            distance = np.minimum(distance, length - distance)
+        nearest = (np.inf, -1)
+        if len(nodes):
+            k = int(np.argmin(distance))
+            nearest = (float(distance[k]), int(mesh.geometry.input_global_indices[nodes[k]]))
+        gap, node = self.comm.allreduce(nearest, op=MPI.MIN)
+        if gap > 1e-8 * length:
+            raise InputError(
+                f"no element end of rod {name!r} lies at arc length {s:g} (the nearest is "
+                f"{gap:.3g} away): point loads act at element ends. Put a node there, e.g. "
+                "choose the number of elements so that the point falls on an element end, or "
+                "split the rod's polyline at that point."
+            )
+        return int(node)
 
 
 def _partitioner(cell_ranks: npt.NDArray[np.int32]):  # type: ignore[no-untyped-def]

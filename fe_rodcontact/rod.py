@@ -121,6 +121,7 @@ class CosseratRod:
         )
         self._dx_loads = ufl.Measure("dx", domain=mesh, subdomain_data=rods.cell_tags)
         self._ds = ufl.Measure("ds", domain=mesh, subdomain_data=rods.facet_tags)
+        self._dP = ufl.Measure("dP", domain=mesh, subdomain_data=rods.vertex_tags)
         self._test = ufl.TestFunction(self._V)
         self._strain_energy = self.strain_energy_density() * self._dx
         self._commit_expressions = (
@@ -232,6 +233,13 @@ class CosseratRod:
     def ds(self) -> ufl.Measure:
         """The measure of rod ends, with subdomain ids from :meth:`RodMesh.end_tag`."""
         return self._ds
+
+    def point_measure(self, rod: int | str, arclength: float) -> ufl.Measure:
+        """The vertex measure at the element end of ``rod`` at ``arclength`` (for point loads).
+
+        Collective; raises InputError on every rank when no element end lies there.
+        """
+        return self._dP(self._rods.node_at(rod, arclength) + 1)
 
     @property
     def test_function(self) -> ufl.Argument:

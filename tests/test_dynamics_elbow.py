@@ -25,12 +25,11 @@ elbow 5.499 at 3.10, tip 8.206 at 7.43 and −9.740 at 15.86 (deviations ≤ 0.0
 
 import dolfinx
 import numpy as np
-import ufl
 
 from fe_rodcontact.curves import polyline
 from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
 from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.loads import PointForce, Support
 from fe_rodcontact.mesh import create_rod_mesh
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.section import Section
@@ -44,24 +43,6 @@ ELBOW_MAX = (3.0479, 5.5035)
 TIP_MAX = (7.6655, 8.2947)
 TIP_MIN = (15.987, -9.6734)
 TOL_U, TOL_T = 0.4, 0.5
-
-
-class _PointForce(Load):
-    """A dead point force at a mesh vertex (vertex integral; the owning rank assembles it)."""
-
-    def __init__(self, point, force):
-        self.point = np.asarray(point, dtype=float)
-        self.force = tuple(float(f) for f in force)
-
-    def virtual_work(self, rod, factor):
-        mesh = rod.mesh
-        vertices = dolfinx.mesh.locate_entities(
-            mesh, 0, lambda x: np.linalg.norm(x - self.point[:, None], axis=0) < 1e-8
-        )
-        tags = dolfinx.mesh.meshtags(mesh, 0, vertices, np.ones(len(vertices), dtype=np.int32))
-        dP = ufl.Measure("dP", domain=mesh, subdomain_data=tags)
-        du, _ = rod.split_test()
-        return factor * ufl.dot(ufl.as_vector(self.force), du) * dP(1)
 
 
 def _hat(t):
@@ -90,7 +71,7 @@ def test_right_angle_cantilever_against_simo_vu_quoc(comm):
     problem = DynamicProblem(
         rod,
         [Support.clamped(0, "start")],
-        [TimedLoad(_PointForce((10.0, 0.0, 0.0), (0.0, 0.0, 1.0)), _hat)],
+        [TimedLoad(PointForce(0, 10.0, (0.0, 0.0, 1.0)), _hat)],
         petsc_options_prefix="elbow_",
         # EA = 10⁶: the residual's round-off floor is ~1e-9 (force units), above the default
         # absolute tolerance; 1e-7 is still 2e-9 of the peak load.
@@ -122,7 +103,7 @@ def test_point_force_virtual_work_is_assembled_once(comm):
     force = (0.0, 0.0, 1.0)
     vertices = np.array([[0.0, 0, 0], [5, 0, 0], [10, 0, 0], [10, 5, 0], [10, 10, 0]])
     rod = CosseratRod(create_rod_mesh(comm, [polyline(vertices)]), ELBOW_SECTION)
-    form = dolfinx.fem.form(_PointForce((10.0, 0.0, 0.0), force).virtual_work(rod, 1.0))
+    form = dolfinx.fem.form(PointForce(0, 10.0, force).virtual_work(rod, 1.0))
     vector = dolfinx.fem.assemble_vector(form)
     vector.scatter_reverse(dolfinx.la.InsertMode.add)
     vector.scatter_forward()

@@ -15,7 +15,6 @@ import dolfinx.fem
 import dolfinx.mesh
 import numpy as np
 import pytest
-import ufl
 
 from fe_rodcontact import kinematics
 
