@@ -31,9 +31,13 @@ def two_rods() -> None:
     cells[flip] = cells[flip][:, ::-1]
     meshio.write(
         here / "two_rods.msh",
-        meshio.Mesh(points, [("line", cells)],
-                    cell_data={"gmsh:physical": [tags], "gmsh:geometrical": [tags]}),
-        file_format="gmsh22", binary=False,
+        meshio.Mesh(
+            points,
+            [("line", cells)],
+            cell_data={"gmsh:physical": [tags], "gmsh:geometrical": [tags]},
+        ),
+        file_format="gmsh22",
+        binary=False,
     )
 
 
@@ -53,8 +57,7 @@ def ring() -> None:
     phi = 2 * np.pi * np.arange(n) / n
     points = np.column_stack([np.cos(phi), np.sin(phi), np.zeros(n)])
     cells = np.array([[i, (i + 1) % n] for i in range(n)])
-    meshio.write(here / "ring.xdmf", meshio.Mesh(points, [("line", cells)]),
-                 compression=None)
+    meshio.write(here / "ring.xdmf", meshio.Mesh(points, [("line", cells)]), compression=None)
 
 
 if __name__ == "__main__":
