@@ -256,8 +256,10 @@ class RodMesh:
         lengths: Sequence[float],
         closed: Sequence[bool],
         end_nodes: Sequence[tuple[int, int]],
+        node_ranges: Sequence[tuple[int, int]] = (),
     ):
         self._end_nodes = tuple(end_nodes)
+        self._node_ranges = tuple(node_ranges)
         self._vertex_tags: dolfinx.mesh.MeshTags | None = None
         self._mesh = mesh
         self._cell_tags = cell_tags
@@ -317,6 +319,15 @@ class RodMesh:
     def closed(self) -> tuple[bool, ...]:
         """Whether each rod is a closed loop."""
         return self._closed
+
+    @property
+    def node_ranges(self) -> tuple[tuple[int, int], ...]:
+        """(first input node index, number of nodes) of each rod.
+
+        Input node indices run along each rod (P2: vertex, midpoint, vertex, ...), so node
+        ``first + k`` is the k-th node of the rod's chain, on every rank count.
+        """
+        return self._node_ranges
 
     @property
     def num_rods(self) -> int:
@@ -439,12 +450,13 @@ def _build(
             ],
             [c.closed for c in chains],
             ends,
+            [(int(off), len(c.x)) for c, off in zip(chains, offsets[:-1])],
         )
     else:
         x, cells = np.zeros((0, 3)), np.zeros((0, degree + 1), dtype=np.int64)
         rod_of_cell = frames = arclength = None
         meta = None
-    names, lengths, closed, ends = comm.bcast(meta, root=0)
+    names, lengths, closed, ends, node_ranges = comm.bcast(meta, root=0)
     message = None
     if cell_ranks is not None and comm.rank == 0:
         cell_ranks = np.asarray(cell_ranks, dtype=np.int32)
@@ -495,7 +507,16 @@ def _build(
     )
     facet_tags.name = "rod_ends"
     return RodMesh(
-        mesh, cell_tags, facet_tags, node_frames, node_arclength, names, lengths, closed, ends
+        mesh,
+        cell_tags,
+        facet_tags,
+        node_frames,
+        node_arclength,
+        names,
+        lengths,
+        closed,
+        ends,
+        node_ranges,
     )
 
 
