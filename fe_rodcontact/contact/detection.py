@@ -1,0 +1,831 @@
+"""Where the rods touch: broad phase, narrow phase and the parallel exchange of segments.
+
+:class:`ContactSearch` answers, on the current configuration, for every rod pair, each rod
+with itself and each rigid obstacle: which points are closer than the search ``margin``
+(gap g = |d| − R_a − R_b ≤ margin), with closest points s_a, s_b, gap, normal, contact point
+and tangency residuals d·r_a'(s_a), d·r_b'(s_b) (paper eq. 9). The result
+(:class:`RawContacts`) is identical on every rank.
+
+**Broad phase.** Each owned segment gets a bounding sphere (centre r(½), a radius bounding the
+polynomial, inflated by the rod radius); scipy's ``cKDTree`` over the sphere centres returns
+the pairs closer than twice the largest inflated radius plus the margin, which are then
+tested sphere against sphere. Cost O(N log N) for N segments.
+
+**Parallel.** Every rank knows the axis-aligned boxes of all ranks' inflated spheres (one
+allgather of 6 numbers per rank) and sends another rank only its segments whose spheres reach
+into that rank's box (one alltoall). A pair of segments on ranks p and q is evaluated once, by
+the owner of the segment with the smaller (rod, element) key; the (few) results are then
+gathered on every rank, where the same deterministic filtering runs.
+
+**Narrow phase.** Point contact: the local minimiser of the distance between two segments
+(:func:`~fe_rodcontact.contact.closest.segment_segment_closest`). Line contact, for segments
+whose chords make an angle below ``line_angle`` or whose distance Hessian is singular (parallel
+segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first segment,
+each projected on the other rod, with their share of the segment length as ``weight``.
+Rod–obstacle: the local minima of the gap along each segment; a segment lying flat on the
+obstacle (gap constant to ``flat_tolerance`` × its length) is in line contact.
+
+**Which minima are contacts.** A minimiser inside both segments is a stationary point of the
+distance (tangency to round-off). A minimiser clamped at an element end is a contact only if the
+neighbouring element's pair is clamped at the same node from the other side (a kink of a P1 or
+P2 centreline); otherwise the neighbour holds the true minimum. A minimiser at the free end of an
+open rod is an *end contact* (``at_end``; tangency does not hold on that rod). Duplicates (a
+minimum on a node found from both sides) are merged.
+
+**Self-contact.** Two points of one rod closer along the rod than ``exclusion`` never touch;
+the default is max(6 R, 2 h_max) (three diameters, and at least two elements).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+from scipy.spatial import cKDTree
+
+from fe_rodcontact.contact.centreline import Centreline, SegmentArrays, evaluate
+from fe_rodcontact.contact.closest import point_segment_closest, segment_segment_closest
+from fe_rodcontact.contact.obstacles import Obstacle
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.mesh import RodMesh
+
+__all__ = [
+    "KIND_OBSTACLE",
+    "KIND_ROD",
+    "KIND_SELF",
+    "MODE_LINE",
+    "MODE_POINT",
+    "ContactSearch",
+    "RawContacts",
+    "SearchStatistics",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+KIND_ROD, KIND_SELF, KIND_OBSTACLE = 0, 1, 2
+"""Contact kinds: between two rods, of a rod with itself, of a rod with an obstacle."""
+MODE_POINT, MODE_LINE = 0, 1
+"""Point contact (closest points) or one Gauss point of a line contact."""
+
+_INTERIOR, _LOW, _HIGH, _END = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class RawContacts:
+    """Contacts found by one search (struct of arrays, identical on every rank).
+
+    Attributes:
+        kind: :data:`KIND_ROD`, :data:`KIND_SELF` or :data:`KIND_OBSTACLE`.
+        mode: :data:`MODE_POINT` or :data:`MODE_LINE`.
+        rod_a: The first rod (the lower index for rod pairs).
+        rod_b: The second rod, or the obstacle index for obstacle contacts.
+        element_a: Element of rod a holding the point (its key, with ``sample``).
+        element_b: Element of rod b (−1 for obstacles).
+        sample: Gauss point index for line contacts (−1 for point contacts).
+        s_a: Material coordinate of the closest point on rod a.
+        s_b: Material coordinate on rod b (0 for obstacles).
+        gap: |d| − R_a − R_b (obstacles: φ − R_a).
+        normal: Unit normal n = d/|d| from rod a towards rod b (obstacles: from the obstacle
+            towards the rod, i.e. the direction in which the obstacle pushes the rod).
+        point: Contact point c = r_a + R_a/(R_a+R_b) d (obstacles: on the surface).
+        centre_a: r_a(s_a) on the current centreline.
+        centre_b: r_b(s_b) (obstacles: the contact point).
+        tangency: (n, 2) relative tangency residuals d·r_a'/(|d||r_a'|), d·r_b'/(|d||r_b'|).
+        weight: Length represented by a line-contact point; 0 for point contacts.
+        at_end: Whether the point sits at the free end of rod a or b (tangency fails there).
+        clamp: (n, 2) where each side's closest point sits on its element: 0 inside, 1 at
+            the element's start, 2 at its end, 3 at the rod's free end.
+    """
+
+    kind: IntArray
+    mode: IntArray
+    rod_a: IntArray
+    rod_b: IntArray
+    element_a: IntArray
+    element_b: IntArray
+    sample: IntArray
+    s_a: FloatArray
+    s_b: FloatArray
+    gap: FloatArray
+    normal: FloatArray
+    point: FloatArray
+    centre_a: FloatArray
+    centre_b: FloatArray
+    tangency: FloatArray
+    weight: FloatArray
+    at_end: BoolArray
+    clamp: IntArray
+
+    @staticmethod
+    def fields() -> tuple[str, ...]:
+        """Field names in order."""
+        return tuple(RawContacts.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def take(self, index: npt.ArrayLike) -> "RawContacts":
+        """The contacts at ``index``."""
+        return RawContacts(*(getattr(self, f)[index] for f in self.fields()))
+
+    @staticmethod
+    def empty() -> "RawContacts":
+        """No contacts."""
+        i, f = np.zeros(0, np.int64), np.zeros(0)
+        v = np.zeros((0, 3))
+        return RawContacts(
+            i,
+            i,
+            i,
+            i,
+            i,
+            i,
+            i,
+            f,
+            f,
+            f,
+            v,
+            v,
+            v,
+            v,
+            np.zeros((0, 2)),
+            f,
+            np.zeros(0, bool),
+            np.zeros((0, 2), np.int64),
+        )
+
+    @staticmethod
+    def concatenate(parts: "Sequence[RawContacts]") -> "RawContacts":
+        """All contacts of several sets."""
+        if not parts:
+            return RawContacts.empty()
+        return RawContacts(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in RawContacts.fields())
+        )
+
+
+@dataclass
+class SearchStatistics:
+    """What the last search did (this rank).
+
+    Attributes:
+        segments: Owned segments.
+        received: Segments received from other ranks.
+        candidates: Segment pairs passing the broad phase and evaluated here.
+        bytes_sent: Bytes this rank sent (halo, segments, results).
+        seconds: Wall time of the phases on this rank.
+    """
+
+    segments: int = 0
+    received: int = 0
+    candidates: int = 0
+    bytes_sent: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
+    x, w = np.polynomial.legendre.leggauss(n)
+    return 0.5 * (x + 1), 0.5 * w
+
+
+def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _unit(v: FloatArray) -> tuple[FloatArray, FloatArray]:
+    n = np.linalg.norm(v, axis=1)
+    return v / np.maximum(n, 1e-300)[:, None], n
+
+
+class ContactSearch:
+    """Contact detection for all rods of a mesh (and rigid obstacles), in parallel.
+
+    Args:
+        rods: The rod mesh.
+        displacement: The centreline displacement Function (the current configuration is
+            reference + displacement).
+        radii: Contact radius of each rod.
+        margin: Search margin (> 0): pairs with gap ≤ margin are reported.
+        pairs: Rod pairs to search (indices or names); None: every pair of distinct rods.
+        self_contact: Search each rod against itself (True, False, or a list of rods).
+        exclusion: Self-contact exclusion length along the rod (≥ the longest element);
+            None: max(6 R, 2 h_max) per rod.
+        obstacles: Rigid obstacles.
+        line_angle: Angle (degrees) below which two segments are in line contact.
+        line_points: Gauss points per segment of a line contact.
+        flat_tolerance: A segment whose gap to an obstacle varies less than this times its
+            length is lying flat on it (line contact).
+        representation: Centreline representation (see
+            :mod:`~fe_rodcontact.contact.centreline`); None: smooth for P1, P2 for P2.
+    """
+
+    def __init__(
+        self,
+        rods: RodMesh,
+        displacement: dolfinx.fem.Function,
+        radii: npt.ArrayLike,
+        *,
+        margin: float,
+        pairs: Sequence[tuple[int | str, int | str]] | None = None,
+        self_contact: bool | Sequence[int | str] = True,
+        exclusion: float | None = None,
+        obstacles: Sequence[Obstacle] = (),
+        line_angle: float = 5.0,
+        line_points: int = 2,
+        flat_tolerance: float = 1e-6,
+        representation: str | None = None,
+    ):
+        comm = rods.comm
+        message = None
+        if not (np.isfinite(margin) and margin > 0):
+            message = (
+                f"contact search margin must be positive, got {margin!r}; take a fraction of "
+                "the rod radius (e.g. 0.1 R) plus the distance the rods move in one step."
+            )
+        elif not (np.isfinite(line_angle) and 0 <= line_angle < 90):
+            message = f"line_angle must be in [0, 90) degrees, got {line_angle!r}."
+        elif not (isinstance(line_points, int) and line_points >= 1):
+            message = f"line_points must be a positive integer, got {line_points!r}."
+        elif not (np.isfinite(flat_tolerance) and flat_tolerance >= 0):
+            message = f"flat_tolerance must be >= 0, got {flat_tolerance!r}."
+        raise_collectively(comm, message)
+        self._centreline = Centreline(rods, displacement, radii, representation)
+        self._rods = rods
+        self._margin = float(margin)
+        n_rods = rods.num_rods
+        allowed = np.zeros((n_rods, n_rods), dtype=bool)
+        message = None
+        try:
+            if pairs is None:
+                allowed[:] = True
+                np.fill_diagonal(allowed, False)
+            else:
+                for a, b in pairs:
+                    i, j = rods.rod_index(a), rods.rod_index(b)
+                    if i == j:
+                        raise InputError(
+                            f"contact pair ({a!r}, {b!r}) names one rod twice; use "
+                            "self_contact for a rod touching itself."
+                        )
+                    allowed[i, j] = allowed[j, i] = True
+            if isinstance(self_contact, bool):
+                if self_contact:
+                    np.fill_diagonal(allowed, True)
+            else:
+                for a in self_contact:
+                    i = rods.rod_index(a)
+                    allowed[i, i] = True
+        except (InputError, TypeError, ValueError) as error:
+            message = f"contact pairs: {error}"
+        raise_collectively(comm, message)
+        self._allowed = allowed
+        h_max = np.array([self._centreline.max_element_length(i) for i in range(n_rods)])
+        radii_arr = self._centreline.radii
+        if exclusion is None:
+            self._exclusion = np.maximum(6 * radii_arr, 2 * h_max)
+        else:
+            bad = [
+                i for i in range(n_rods) if not (np.isfinite(exclusion) and exclusion >= h_max[i])
+            ]
+            raise_collectively(
+                comm,
+                None
+                if not bad
+                else (
+                    f"self-contact exclusion {exclusion!r} is shorter than the longest element "
+                    f"of rod {rods.names[bad[0]]!r} ({h_max[bad[0]]:.4g}); neighbouring "
+                    "elements would touch: give at least the element size (several radii)."
+                ),
+            )
+            self._exclusion = np.full(n_rods, float(exclusion))
+        self._h_max = h_max
+        self._obstacles = tuple(obstacles)
+        self._sin_line = float(np.sin(np.radians(line_angle)))
+        self._line_xi, self._line_w = _gauss_points(line_points)
+        self._flat = float(flat_tolerance)
+        self.statistics = SearchStatistics()
+
+    # -- access ---------------------------------------------------------------------------------
+    @property
+    def centreline(self) -> Centreline:
+        """The current-centreline representation."""
+        return self._centreline
+
+    @property
+    def rods(self) -> RodMesh:
+        """The rod mesh."""
+        return self._rods
+
+    @property
+    def margin(self) -> float:
+        """The search margin."""
+        return self._margin
+
+    @property
+    def exclusion(self) -> FloatArray:
+        """Self-contact exclusion length of each rod."""
+        return self._exclusion
+
+    @property
+    def obstacles(self) -> tuple[Obstacle, ...]:
+        """The rigid obstacles."""
+        return self._obstacles
+
+    @property
+    def radii(self) -> FloatArray:
+        """Contact radius of each rod."""
+        return self._centreline.radii
+
+    # -- the search -----------------------------------------------------------------------------
+    def find(self, t: float = 0.0, *, brute_force: bool = False) -> RawContacts:
+        """All contacts within the margin on the current configuration (collective).
+
+        Args:
+            t: Time (for moving obstacles).
+            brute_force: Test every pair of segments (for tests of the broad phase).
+
+        Returns:
+            The contacts, identical on every rank, sorted by (kind, rods, s_a, s_b).
+        """
+        comm = self._rods.comm
+        stats = SearchStatistics()
+        clock = perf_counter()
+        local, halo_bytes = self._centreline.segments()
+        stats.segments = len(local)
+        stats.bytes_sent += halo_bytes
+        stats.seconds["segments"] = perf_counter() - clock
+
+        clock = perf_counter()
+        segments, owner, sent = self._exchange(local, brute_force)
+        stats.received = len(segments) - len(local)
+        stats.bytes_sent += sent
+        stats.seconds["exchange"] = perf_counter() - clock
+
+        clock = perf_counter()
+        first, second = self._candidate_pairs(segments, owner, brute_force)
+        stats.candidates = len(first)
+        stats.seconds["broad"] = perf_counter() - clock
+
+        clock = perf_counter()
+        found = [self._rod_pairs(segments, first, second)]
+        found += [
+            self._obstacle(local, k, obstacle, t) for k, obstacle in enumerate(self._obstacles)
+        ]
+        mine = RawContacts.concatenate(found)
+        stats.seconds["narrow"] = perf_counter() - clock
+
+        clock = perf_counter()
+        pieces = comm.allgather(mine) if comm.size > 1 else [mine]
+        stats.bytes_sent += sum(getattr(mine, f).nbytes for f in RawContacts.fields()) * (
+            comm.size - 1
+        )
+        contacts = self._select(RawContacts.concatenate(pieces))
+        stats.seconds["select"] = perf_counter() - clock
+        self.statistics = stats
+        return contacts
+
+    def _exchange(
+        self, local: SegmentArrays, everything: bool
+    ) -> tuple[SegmentArrays, IntArray, int]:
+        """Local segments plus those of other ranks that may touch them, and their owners."""
+        comm = self._rods.comm
+        owner = np.full(len(local), comm.rank, dtype=np.int64)
+        if comm.size == 1:
+            return local, owner, 0
+        centre, rho = local.bounding_spheres()
+        reach = rho + local.radius + 0.5 * self._margin
+        if len(local):
+            box = np.concatenate(
+                [(centre - reach[:, None]).min(0), (centre + reach[:, None]).max(0)]
+            )
+        else:
+            box = np.array([np.inf] * 3 + [-np.inf] * 3)
+        boxes = comm.allgather(box)
+        outgoing = []
+        for q, other in enumerate(boxes):
+            if q == comm.rank:
+                outgoing.append(None)
+                continue
+            if everything:
+                hit = np.ones(len(local), dtype=bool)
+            else:
+                # Sphere against box: the distance from the centre to the box ≤ reach.
+                nearest = np.clip(centre, other[:3], other[3:])
+                hit = np.linalg.norm(centre - nearest, axis=1) <= reach
+            outgoing.append(local.take(np.flatnonzero(hit)).pack() if hit.any() else None)
+        sent = sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
+        incoming = comm.alltoall(outgoing)
+        parts, owners = [local], [owner]
+        for q, pack in enumerate(incoming):
+            if pack is not None:
+                parts.append(SegmentArrays(*pack))
+                owners.append(np.full(len(pack[0]), q, dtype=np.int64))
+        return SegmentArrays.concatenate(parts), np.concatenate(owners), sent
+
+    def _candidate_pairs(
+        self, segments: SegmentArrays, owner: IntArray, everything: bool
+    ) -> tuple[IntArray, IntArray]:
+        """Segment pairs (first, second) whose inflated spheres overlap, evaluated here."""
+        rank = self._rods.comm.rank
+        n = len(segments)
+        if n < 2:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        centre, rho = segments.bounding_spheres()
+        reach = rho + segments.radius
+        if everything:
+            i, j = np.triu_indices(n, k=1)
+        else:
+            tree = cKDTree(centre)
+            pairs = tree.query_pairs(2 * reach.max() + self._margin, output_type="ndarray")
+            i, j = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+            close = (
+                np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+            )
+            i, j = i[close], j[close]
+        rod_i, rod_j = segments.rod[i], segments.rod[j]
+        keep = self._allowed[rod_i, rod_j]
+        # Canonical order: first has the smaller (rod, element) key.
+        key_i = rod_i * (1 << 40) + segments.element[i]
+        key_j = rod_j * (1 << 40) + segments.element[j]
+        swap = key_j < key_i
+        first = np.where(swap, j, i)[keep]
+        second = np.where(swap, i, j)[keep]
+        # Evaluate on the owner of the first segment.
+        mine = owner[first] == rank
+        first, second = first[mine], second[mine]
+        # Self-contact: skip segments closer along the rod than the exclusion length.
+        same = segments.rod[first] == segments.rod[second]
+        if same.any():
+            along = self._along_rod_gap(
+                segments.rod[first[same]],
+                segments.s0[first[same]],
+                segments.s1[first[same]],
+                segments.s0[second[same]],
+                segments.s1[second[same]],
+            )
+            near = np.zeros(len(first), dtype=bool)
+            near[same] = (
+                along
+                < self._exclusion[segments.rod[first[same]]]
+                - 1e-12 * self._h_max[segments.rod[first[same]]]
+            )
+            # Keep pairs whose intervals are partly beyond the exclusion: test their far ends.
+            far = np.zeros(len(first), dtype=bool)
+            far[same] = (
+                self._along_rod_span(
+                    segments.rod[first[same]],
+                    segments.s0[first[same]],
+                    segments.s1[first[same]],
+                    segments.s0[second[same]],
+                    segments.s1[second[same]],
+                )
+                > self._exclusion[segments.rod[first[same]]]
+            )
+            drop = near & ~far
+            first, second = first[~drop], second[~drop]
+        return first, second
+
+    def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
+        """Distance along the rod between material points (the shorter way on loops)."""
+        d = np.abs(sa - sb)
+        lengths = np.asarray(self._rods.lengths)[rod]
+        closed = np.asarray(self._rods.closed)[rod]
+        return np.where(closed, np.minimum(d, lengths - d), d)
+
+    def _along_rod_gap(
+        self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
+    ) -> FloatArray:
+        """Smallest distance along the rod between points of two element intervals."""
+        candidates = [self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)]
+        gap = np.min(candidates, axis=0)
+        lengths = np.asarray(self._rods.lengths)[rod]
+        closed = np.asarray(self._rods.closed)[rod]
+        overlap = (np.maximum(a0, b0) <= np.minimum(a1, b1)) | (
+            closed & ((np.minimum(a0, b0) <= 1e-14 * lengths) & (np.maximum(a1, b1) >= lengths))
+        )
+        return np.where(overlap, 0.0, gap)
+
+    def _along_rod_span(
+        self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
+    ) -> FloatArray:
+        """Largest distance along the rod between points of two element intervals."""
+        return np.max([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)], axis=0)
+
+    # -- narrow phase ---------------------------------------------------------------------------
+    def _rod_pairs(self, seg: SegmentArrays, first: IntArray, second: IntArray) -> RawContacts:
+        if len(first) == 0:
+            return RawContacts.empty()
+        ca, cb = seg.coefficients[first], seg.coefficients[second]
+        chord_a, _ = _unit(ca.sum(axis=1) - ca[:, 0])
+        chord_b, _ = _unit(cb.sum(axis=1) - cb[:, 0])
+        sin_angle = np.linalg.norm(np.cross(chord_a, chord_b), axis=1)
+        line = sin_angle < self._sin_line
+        point = np.flatnonzero(~line)
+        xa, xb, converged = segment_segment_closest(ca[point], cb[point])
+        ra, da, dda = evaluate(ca[point], xa)
+        rb, db, ddb = evaluate(cb[point], xb)
+        d = rb - ra
+        # Singular distance Hessian at the minimiser: parallel in effect, use line contact.
+        haa = _dot(da, da) - _dot(d, dda)
+        hbb = _dot(db, db) + _dot(d, ddb)
+        hab = -_dot(da, db)
+        singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
+        interior = (xa > 0) & (xa < 1) & (xb > 0) & (xb < 1)
+        fallback = (singular & interior) | ~converged
+        line[point[fallback]] = True
+        keep_point = ~fallback
+        point = point[keep_point]
+        results = [
+            self._point_results(seg, first[point], second[point], xa[keep_point], xb[keep_point]),
+            self._line_results(seg, first[line], second[line]),
+        ]
+        return RawContacts.concatenate(results)
+
+    def _point_results(
+        self, seg: SegmentArrays, a: IntArray, b: IntArray, xa: FloatArray, xb: FloatArray
+    ) -> RawContacts:
+        ra, da, _ = evaluate(seg.coefficients[a], xa)
+        rb, db, _ = evaluate(seg.coefficients[b], xb)
+        d = rb - ra
+        n, dist = _unit(d)
+        Ra, Rb = seg.radius[a], seg.radius[b]
+        gap = dist - Ra - Rb
+        keep = gap <= self._margin
+        a, b, xa, xb = a[keep], b[keep], xa[keep], xb[keep]
+        ra, rb, da, db, d, n, dist, gap = (v[keep] for v in (ra, rb, da, db, d, n, dist, gap))
+        Ra, Rb = seg.radius[a], seg.radius[b]
+        n = self._safe_normal(n, dist, da, db)
+        s_a = seg.s0[a] + xa * (seg.s1[a] - seg.s0[a])
+        s_b = seg.s0[b] + xb * (seg.s1[b] - seg.s0[b])
+        status_a = self._status(xa, seg.first[a], seg.last[a])
+        status_b = self._status(xb, seg.first[b], seg.last[b])
+        kind = np.where(seg.rod[a] == seg.rod[b], KIND_SELF, KIND_ROD)
+        tangency = np.column_stack(
+            [
+                _dot(d, da) / np.maximum(dist * np.linalg.norm(da, axis=1), 1e-300),
+                _dot(d, db) / np.maximum(dist * np.linalg.norm(db, axis=1), 1e-300),
+            ]
+        )
+        out = RawContacts(
+            kind=kind.astype(np.int64),
+            mode=np.full(len(a), MODE_POINT, np.int64),
+            rod_a=seg.rod[a],
+            rod_b=seg.rod[b],
+            element_a=seg.element[a],
+            element_b=seg.element[b],
+            sample=np.full(len(a), -1, np.int64),
+            s_a=s_a,
+            s_b=s_b,
+            gap=gap,
+            normal=n,
+            point=ra + (Ra / (Ra + Rb))[:, None] * n * dist[:, None],
+            centre_a=ra,
+            centre_b=rb,
+            tangency=tangency,
+            weight=np.zeros(len(a)),
+            at_end=(status_a == _END) | (status_b == _END),
+            clamp=np.column_stack([status_a, status_b]),
+        )
+        return out
+
+    @staticmethod
+    def _status(xi: FloatArray, first: BoolArray, last: BoolArray) -> IntArray:
+        status = np.full(len(xi), _INTERIOR, np.int64)
+        status[xi <= 0] = _LOW
+        status[xi >= 1] = _HIGH
+        status[(xi <= 0) & first] = _END
+        status[(xi >= 1) & last] = _END
+        return status
+
+    @staticmethod
+    def _safe_normal(n: FloatArray, dist: FloatArray, da: FloatArray, db: FloatArray) -> FloatArray:
+        """d/|d|, or (centrelines intersecting) the normal of the two tangents' plane."""
+        degenerate = dist <= 1e-300
+        if np.any(degenerate):
+            alt, size = _unit(np.cross(da[degenerate], db[degenerate]))
+            helper = np.eye(3)[np.argmin(np.abs(da[degenerate]), axis=1)]
+            alt = np.where((size > 0)[:, None], alt, _unit(np.cross(da[degenerate], helper))[0])
+            n = n.copy()
+            n[degenerate] = alt
+        return n
+
+    def _line_results(self, seg: SegmentArrays, a: IntArray, b: IntArray) -> RawContacts:
+        if len(a) == 0:
+            return RawContacts.empty()
+        k = len(self._line_xi)
+        a_rep, b_rep = np.repeat(a, k), np.repeat(b, k)
+        xa = np.tile(self._line_xi, len(a))
+        sample = np.tile(np.arange(k), len(a))
+        ra, da, _ = evaluate(seg.coefficients[a_rep], xa)
+        xb, _ = point_segment_closest(ra, seg.coefficients[b_rep])
+        rb, db, _ = evaluate(seg.coefficients[b_rep], xb)
+        d = rb - ra
+        n, dist = _unit(d)
+        gap = dist - seg.radius[a_rep] - seg.radius[b_rep]
+        keep = gap <= self._margin
+        idx = np.flatnonzero(keep)
+        a_rep, b_rep, xa, xb, sample = a_rep[idx], b_rep[idx], xa[idx], xb[idx], sample[idx]
+        ra, rb, da, db, d, n, dist, gap = (v[idx] for v in (ra, rb, da, db, d, n, dist, gap))
+        n = self._safe_normal(n, dist, da, db)
+        Ra, Rb = seg.radius[a_rep], seg.radius[b_rep]
+        length_a = np.abs(seg.s1[a_rep] - seg.s0[a_rep])
+        weight = np.tile(self._line_w, len(a))[idx] * length_a
+        status_b = self._status(xb, seg.first[b_rep], seg.last[b_rep])
+        kind = np.where(seg.rod[a_rep] == seg.rod[b_rep], KIND_SELF, KIND_ROD)
+        tangency = np.column_stack(
+            [
+                _dot(d, da) / np.maximum(dist * np.linalg.norm(da, axis=1), 1e-300),
+                _dot(d, db) / np.maximum(dist * np.linalg.norm(db, axis=1), 1e-300),
+            ]
+        )
+        out = RawContacts(
+            kind=kind.astype(np.int64),
+            mode=np.full(len(idx), MODE_LINE, np.int64),
+            rod_a=seg.rod[a_rep],
+            rod_b=seg.rod[b_rep],
+            element_a=seg.element[a_rep],
+            element_b=seg.element[b_rep],
+            sample=sample.astype(np.int64),
+            s_a=seg.s0[a_rep] + xa * (seg.s1[a_rep] - seg.s0[a_rep]),
+            s_b=seg.s0[b_rep] + xb * (seg.s1[b_rep] - seg.s0[b_rep]),
+            gap=gap,
+            normal=n,
+            point=ra + (Ra / (Ra + Rb))[:, None] * n * dist[:, None],
+            centre_a=ra,
+            centre_b=rb,
+            tangency=tangency,
+            weight=weight,
+            at_end=status_b == _END,
+            clamp=np.column_stack([np.zeros(len(idx), np.int64), status_b]),
+        )
+        return out
+
+    def _obstacle(
+        self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float
+    ) -> RawContacts:
+        if len(seg) == 0:
+            return RawContacts.empty()
+        centre, rho = seg.bounding_spheres()
+        phi, _, _ = obstacle.distance(centre, t)
+        near = np.flatnonzero(phi - rho - seg.radius <= self._margin)
+        if len(near) == 0:
+            return RawContacts.empty()
+        c = seg.coefficients[near]
+        samples = np.linspace(0.0, 1.0, 5)
+        values = np.empty((len(near), len(samples)))
+        for j, x in enumerate(samples):
+            r, _, _ = evaluate(c, np.full(len(near), x))
+            values[:, j] = obstacle.distance(r, t)[0]
+        chord = np.linalg.norm(c.sum(axis=1) - c[:, 0], axis=1)
+        flat = (values.max(axis=1) - values.min(axis=1)) <= self._flat * chord
+        # Point contacts: 1D projected Newton on g(ξ) from the best sample.
+        point = np.flatnonzero(~flat)
+        xi = samples[np.argmin(values[point], axis=1)]
+        cp = c[point]
+        for _ in range(40):
+            r, dr, ddr = evaluate(cp, xi)
+            _, grad, hess = obstacle.distance(r, t)
+            g1 = _dot(grad, dr)
+            g2 = np.einsum("ni,nij,nj->n", dr, hess, dr) + _dot(grad, ddr)
+            scale = _dot(dr, dr)
+            g2 = np.where(g2 > 1e-12 * scale, g2, scale)
+            new = np.clip(xi - g1 / g2, 0.0, 1.0)
+            change = np.abs(new - xi)
+            xi = new
+            if np.all(change <= 1e-15):
+                break
+        k = len(self._line_xi)
+        line = np.flatnonzero(flat)
+        seg_rows = np.concatenate([near[point], np.repeat(near[line], k)])
+        xi_all = np.concatenate([xi, np.tile(self._line_xi, len(line))])
+        mode = np.concatenate([np.full(len(point), MODE_POINT), np.full(len(line) * k, MODE_LINE)])
+        sample = np.concatenate([np.full(len(point), -1), np.tile(np.arange(k), len(line))])
+        length = np.abs(seg.s1[seg_rows] - seg.s0[seg_rows])
+        weight = np.concatenate([np.zeros(len(point)), np.tile(self._line_w, len(line))]) * length
+        r, dr, _ = evaluate(seg.coefficients[seg_rows], xi_all)
+        phi, grad, _ = obstacle.distance(r, t)
+        R = seg.radius[seg_rows]
+        gap = phi - R
+        keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
+        status = self._status(xi_all, seg.first[seg_rows], seg.last[seg_rows])
+        status[mode == MODE_LINE] = _INTERIOR
+        idx = np.flatnonzero(keep)
+        rows = seg_rows[idx]
+        n = grad[idx]
+        contact_point = r[idx] - phi[idx][:, None] * n  # on the obstacle's surface
+        tangency = _dot(n, dr[idx]) / np.maximum(np.linalg.norm(dr[idx], axis=1), 1e-300)
+        out = RawContacts(
+            kind=np.full(len(idx), KIND_OBSTACLE, np.int64),
+            mode=mode[idx].astype(np.int64),
+            rod_a=seg.rod[rows],
+            rod_b=np.full(len(idx), index, np.int64),
+            element_a=seg.element[rows],
+            element_b=np.full(len(idx), -1, np.int64),
+            sample=sample[idx].astype(np.int64),
+            s_a=seg.s0[rows] + xi_all[idx] * (seg.s1[rows] - seg.s0[rows]),
+            s_b=np.zeros(len(idx)),
+            gap=gap[idx],
+            normal=n,
+            point=contact_point,
+            centre_a=r[idx],
+            centre_b=contact_point,
+            tangency=np.column_stack([tangency, np.zeros(len(idx))]),
+            weight=weight[idx],
+            at_end=status[idx] == _END,
+            clamp=np.column_stack([status[idx], np.zeros(len(idx), np.int64)]),
+        )
+        return out
+
+    # -- selection (same on every rank) ---------------------------------------------------------
+    def _select(self, found: RawContacts) -> RawContacts:
+        """Keep true local minima, merge duplicates, apply the exclusion; sort."""
+        if len(found) == 0:
+            return found
+        keep = np.ones(len(found), dtype=bool)
+        h = self._h_max
+        group = np.column_stack([found.kind, found.rod_a, found.rod_b])
+        # Self-contact: points closer along the rod than the exclusion length never touch.
+        self_kind = found.kind == KIND_SELF
+        if self_kind.any():
+            along = self._along_rod(
+                found.rod_a[self_kind], found.s_a[self_kind], found.s_b[self_kind]
+            )
+            keep[np.flatnonzero(self_kind)[along < self._exclusion[found.rod_a[self_kind]]]] = False
+        # Line contacts: one point per Gauss point of rod a, the nearest over rod b's elements;
+        # a point whose nearest point is past the free end of rod b is outside the overlap.
+        line = np.flatnonzero((found.mode == MODE_LINE) & keep & (found.kind != KIND_OBSTACLE))
+        if len(line):
+            key = np.column_stack(
+                [
+                    found.kind[line],
+                    found.rod_a[line],
+                    found.element_a[line],
+                    found.sample[line],
+                    found.rod_b[line],
+                ]
+            )
+            order = np.lexsort((found.gap[line], *key.T[::-1]))
+            sorted_key = key[order]
+            new = np.ones(len(order), dtype=bool)
+            new[1:] = np.any(sorted_key[1:] != sorted_key[:-1], axis=1)
+            best = np.zeros(len(line), dtype=bool)
+            best[order[new]] = True
+            keep[line[~best]] = False
+            past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
+            keep[line[past_end]] = False
+        # Point contacts clamped at an interior node need the neighbour clamped there too.
+        point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+        for side, s, rod in ((0, found.s_a, found.rod_a), (1, found.s_b, found.rod_b)):
+            if side == 1:
+                rod = np.where(found.kind == KIND_OBSTACLE, found.rod_a, rod)
+            other_s = found.s_b if side == 0 else found.s_a
+            clamped = point[
+                (found.clamp[point, side] == _LOW) | (found.clamp[point, side] == _HIGH)
+            ]
+            for i in clamped:
+                want = _HIGH if found.clamp[i, side] == _LOW else _LOW
+                partner = (
+                    (found.mode == MODE_POINT)
+                    & np.all(group == group[i], axis=1)
+                    & (found.clamp[:, side] == want)
+                    & (np.abs(s - s[i]) <= 1e-9 * max(h[rod[i]], 1e-300))
+                    & (np.abs(other_s - other_s[i]) <= 1e-7 * max(h[found.rod_a[i]], h[rod[i]]))
+                )
+                if not partner.any():
+                    keep[i] = False
+        # Merge duplicates: the same minimum found from two elements.
+        point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+        if len(point) > 1:
+            order = point[np.argsort(found.gap[point], kind="stable")]
+            taken: list[int] = []
+            for i in order:
+                same = [
+                    j
+                    for j in taken
+                    if np.array_equal(group[j], group[i])
+                    and abs(found.s_a[j] - found.s_a[i]) <= 1e-7 * h[found.rod_a[i]]
+                    and abs(found.s_b[j] - found.s_b[i])
+                    <= 1e-7
+                    * h[found.rod_b[i] if found.kind[i] != KIND_OBSTACLE else found.rod_a[i]]
+                ]
+                if same:
+                    keep[i] = False
+                else:
+                    taken.append(int(i))
+        selected = found.take(np.flatnonzero(keep))
+        order = np.lexsort(
+            (
+                selected.sample,
+                selected.s_b,
+                selected.s_a,
+                selected.mode,
+                selected.rod_b,
+                selected.rod_a,
+                selected.kind,
+            )
+        )
+        return selected.take(order)
