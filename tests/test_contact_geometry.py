@@ -6,7 +6,6 @@ positions and gaps of unit-size problems (round-off of a few dozen flops), 1e-10
 tangency (the issue's requirement).
 """
 
-
 import basix.ufl
 import dolfinx.fem
 import numpy as np

@@ -197,9 +197,9 @@ class Centreline:
             if bad:
                 i = bad[0]
                 message = (
-                    f"rod {rods.names[i]!r} has contact radius {radii[i]!r}; a contact radius "
-                    "must be positive: give the section a radius (Section.circular(radius=...) "
-                    "or Section(..., radius=...))."
+                    f"rod {rods.names[i]!r} has contact radius {float(radii[i])!r}; a contact "
+                    "radius must be positive: give the section a radius "
+                    "(Section.circular(radius=...) or Section(..., radius=...))."
                 )
         if message is None:
             if representation is None:

@@ -62,7 +62,7 @@ def chord_closest_points(
 
 
 def segment_segment_closest(
-    ca: FloatArray, cb: FloatArray, iterations: int = 40, tolerance: float = 1e-15
+    ca: FloatArray, cb: FloatArray, iterations: int = 40, tolerance: float = 1e-11
 ) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Local minimiser of ``½|r_b(ξ_b) − r_a(ξ_a)|²`` on [0, 1]² for each pair.
 
@@ -70,7 +70,9 @@ def segment_segment_closest(
         ca: (n, 4, 3) coefficients of the a segments.
         cb: (n, 4, 3) coefficients of the b segments.
         iterations: Newton iterations at most.
-        tolerance: Convergence tolerance on the parameter update.
+        tolerance: Convergence tolerance on the parameter update. Newton converges
+            quadratically, so the iterate after an update of 1e-11 is exact to round-off;
+            a tighter value can stall on round-off when |r'|² is small (short elements).
 
     Returns:
         ξ_a, ξ_b and whether each pair converged.
@@ -107,8 +109,15 @@ def segment_segment_closest(
         # A singular pair (parallel) moving both at once could oscillate: move one at a time.
         singular = both & ~good
         step_b = np.where(singular, 0.0, step_b)
-        new_a = np.clip(pa + step_a, 0.0, 1.0)
-        new_b = np.clip(pb + step_b, 0.0, 1.0)
+        # Stay on the Newton direction: shorten the step to the box instead of clipping each
+        # parameter (clipping one of them turns the step and can cycle between active sets).
+        alpha = np.ones(len(pa))
+        for p, step in ((pa, step_a), (pb, step_b)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                to_bound = np.where(step > 0, (1 - p) / step, np.where(step < 0, -p / step, np.inf))
+            alpha = np.minimum(alpha, np.where(to_bound > 0, to_bound, alpha))
+        new_a = np.clip(pa + alpha * step_a, 0.0, 1.0)
+        new_b = np.clip(pb + alpha * step_b, 0.0, 1.0)
         change = np.maximum(np.abs(new_a - pa), np.abs(new_b - pb))
         xa[active], xb[active] = new_a, new_b
         done = change <= tolerance
@@ -118,7 +127,7 @@ def segment_segment_closest(
 
 
 def point_segment_closest(
-    points: FloatArray, cb: FloatArray, iterations: int = 40, tolerance: float = 1e-15
+    points: FloatArray, cb: FloatArray, iterations: int = 40, tolerance: float = 1e-11
 ) -> tuple[FloatArray, BoolArray]:
     """Local minimiser ξ of ``½|r_b(ξ) − p|²`` on [0, 1] for each point and segment.
 

@@ -29,8 +29,10 @@ obstacle (gap constant to ``flat_tolerance`` × its length) is in line contact.
 distance (tangency to round-off). A minimiser clamped at an element end is a contact only if the
 neighbouring element's pair is clamped at the same node from the other side (a kink of a P1 or
 P2 centreline); otherwise the neighbour holds the true minimum. A minimiser at the free end of an
-open rod is an *end contact* (``at_end``; tangency does not hold on that rod). Duplicates (a
-minimum on a node found from both sides) are merged.
+open rod is an *end contact* (``at_end``; tangency does not hold on that rod). Point contacts
+of the same two rods closer than one element in both s_a and s_b are one contact, the one with
+the smallest gap (a minimum found from two elements, or local minima that a P1 polyline's
+kinks split).
 
 **Self-contact.** Two points of one rod closer along the rod than ``exclusion`` never touch;
 the default is max(6 R, 2 h_max) (three diameters, and at least two elements).
@@ -534,8 +536,7 @@ class ContactSearch:
         hbb = _dot(db, db) + _dot(d, ddb)
         hab = -_dot(da, db)
         singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
-        interior = (xa > 0) & (xa < 1) & (xb > 0) & (xb < 1)
-        fallback = (singular & interior) | ~converged
+        fallback = singular | ~converged
         line[point[fallback]] = True
         keep_point = ~fallback
         point = point[keep_point]
@@ -696,7 +697,7 @@ class ContactSearch:
             new = np.clip(xi - g1 / g2, 0.0, 1.0)
             change = np.abs(new - xi)
             xi = new
-            if np.all(change <= 1e-15):
+            if np.all(change <= 1e-11):
                 break
         k = len(self._line_xi)
         line = np.flatnonzero(flat)
@@ -745,6 +746,7 @@ class ContactSearch:
         """Keep true local minima, merge duplicates, apply the exclusion; sort."""
         if len(found) == 0:
             return found
+        found = self._canonical_self_contacts(found)
         keep = np.ones(len(found), dtype=bool)
         h = self._h_max
         group = np.column_stack([found.kind, found.rod_a, found.rod_b])
@@ -797,22 +799,44 @@ class ContactSearch:
                 )
                 if not partner.any():
                     keep[i] = False
-        # Merge duplicates: the same minimum found from two elements.
+        # Merge: point contacts of the same rods closer than one element in both s_a and s_b
+        # are one contact (a minimum found from two elements, or local minima that the
+        # discretisation splits); the smallest gap is kept.
         point = np.flatnonzero((found.mode == MODE_POINT) & keep)
         if len(point) > 1:
+            rod_b_h = np.where(found.kind == KIND_OBSTACLE, 0.0, h[found.rod_b % len(h)])
+            reach = 0.5 * np.maximum(h[found.rod_a], rod_b_h)
             order = point[np.argsort(found.gap[point], kind="stable")]
+            lengths = np.asarray(self._rods.lengths)
+            closed = np.asarray(self._rods.closed)
+            rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+
+            def distances(s: FloatArray, t: FloatArray, rod: IntArray) -> FloatArray:
+                d = np.abs(s[:, None] - t[None, :])
+                period = np.where(closed[rod], lengths[rod], np.inf)[None, :]
+                return np.minimum(d, period - d)
+
+            distance_a = distances(found.s_a, found.s_a, found.rod_a)
+            distance_b = distances(found.s_b, found.s_b, rod_b)
+            # A self-contact (x, y) is also (y, x).
+            swapped_a = distances(found.s_a, found.s_b, found.rod_a)
+            swapped_b = distances(found.s_b, found.s_a, found.rod_a)
             taken: list[int] = []
             for i in order:
-                same = [
+                near = [
                     j
                     for j in taken
                     if np.array_equal(group[j], group[i])
-                    and abs(found.s_a[j] - found.s_a[i]) <= 1e-7 * h[found.rod_a[i]]
-                    and abs(found.s_b[j] - found.s_b[i])
-                    <= 1e-7
-                    * h[found.rod_b[i] if found.kind[i] != KIND_OBSTACLE else found.rod_a[i]]
+                    and (
+                        (distance_a[j, i] < reach[i] and distance_b[j, i] < reach[i])
+                        or (
+                            found.kind[i] == KIND_SELF
+                            and swapped_a[j, i] < reach[i]
+                            and swapped_b[j, i] < reach[i]
+                        )
+                    )
                 ]
-                if same:
+                if near:
                     keep[i] = False
                 else:
                     taken.append(int(i))
@@ -829,3 +853,28 @@ class ContactSearch:
             )
         )
         return selected.take(order)
+
+    def _canonical_self_contacts(self, found: RawContacts) -> RawContacts:
+        """Self-contacts with s_a ≤ s_b (in [0, L) on loops): one description per contact."""
+        lengths = np.asarray(self._rods.lengths)
+        closed = np.asarray(self._rods.closed)
+        self_rows = found.kind == KIND_SELF
+        if not self_rows.any():
+            return found
+        values = {f: np.array(getattr(found, f), copy=True) for f in RawContacts.fields()}
+        for name in ("s_a", "s_b"):
+            s = values[name]
+            loop = self_rows & closed[found.rod_a]
+            s[loop] = np.mod(s[loop], lengths[found.rod_a[loop]])
+        swap = self_rows & (values["s_a"] > values["s_b"]) & (found.mode == MODE_POINT)
+        for first, second in (
+            ("s_a", "s_b"),
+            ("element_a", "element_b"),
+            ("centre_a", "centre_b"),
+        ):
+            a, b = values[first][swap].copy(), values[second][swap].copy()
+            values[first][swap], values[second][swap] = b, a
+        values["normal"][swap] *= -1
+        values["tangency"][swap] = -values["tangency"][swap][:, ::-1]
+        values["clamp"][swap] = values["clamp"][swap][:, ::-1]
+        return RawContacts(*(values[f] for f in RawContacts.fields()))
