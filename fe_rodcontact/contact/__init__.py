@@ -1,4 +1,4 @@
-"""Contact: the bump functions G that smear a point constraint over nearby nodes."""
+"""Contact: the bump functions G that smear a point constraint, and the contact laws."""
 
 from fe_rodcontact.contact.kernels import (
     KERNELS,
@@ -7,5 +7,47 @@ from fe_rodcontact.contact.kernels import (
     Kernel,
     get_kernel,
 )
+from fe_rodcontact.contact.laws import (
+    LAWS,
+    AdhesiveLaw,
+    ContactWrenches,
+    CoulombFrictionLaw,
+    DampingLaw,
+    DissipativeLaw,
+    FrictionLaw,
+    GapError,
+    LinearPenaltyLaw,
+    NormalLaw,
+    RepulsiveLaw,
+    SmoothPenaltyLaw,
+    check_gap,
+    contact_wrenches,
+    get_law,
+    material_point_velocity,
+    relative_velocity,
+)
 
-__all__ = ["KERNELS", "CubicBSplineKernel", "HatKernel", "Kernel", "get_kernel"]
+__all__ = [
+    "KERNELS",
+    "LAWS",
+    "AdhesiveLaw",
+    "ContactWrenches",
+    "CoulombFrictionLaw",
+    "CubicBSplineKernel",
+    "DampingLaw",
+    "DissipativeLaw",
+    "FrictionLaw",
+    "GapError",
+    "HatKernel",
+    "Kernel",
+    "LinearPenaltyLaw",
+    "NormalLaw",
+    "RepulsiveLaw",
+    "SmoothPenaltyLaw",
+    "check_gap",
+    "contact_wrenches",
+    "get_kernel",
+    "get_law",
+    "material_point_velocity",
+    "relative_velocity",
+]
