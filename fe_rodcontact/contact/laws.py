@@ -437,35 +437,39 @@ class SmoothPenaltyLaw(NormalLaw):
     def _breakpoints(self) -> tuple[float, ...]:
         return (0.0, float(self.cutoff_gap))
 
-    def _split(self, gap: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    def _split(self, gap: npt.ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Return g, ``x = g_c − g`` clipped to the transition, and the mask ``g ≤ 0``."""
         g = np.asarray(gap, dtype=np.float64)
         x = np.clip(self.cutoff_gap - g, 0.0, self.cutoff_gap)
-        return x, np.maximum(-g, 0.0)
+        return g, x, g <= 0.0
 
     def energy(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
-        x, p = self._split(gap)
+        g, x, linear = self._split(gap)
         e, c = self.penalty, self.cutoff_gap
         if self.smoothness == 1:
-            transition = e * x**3 / (6.0 * c)
+            transition, at_zero = e * x**3 / (6.0 * c), c**2 / 6.0
         else:
             transition = e * (x**4 / (4.0 * c**2) - x**5 / (10.0 * c**3))
-        return transition + e * (0.5 * c * p + 0.5 * p**2)
+            at_zero = 3.0 * c**2 / 20.0
+        return np.where(linear, e * (at_zero - 0.5 * c * g + 0.5 * g**2), transition)
 
     def force(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
-        x, p = self._split(gap)
+        g, x, linear = self._split(gap)
         e, c = self.penalty, self.cutoff_gap
         if self.smoothness == 1:
             transition = e * x**2 / (2.0 * c)
         else:
             transition = e * x**3 * (2.0 * c - x) / (2.0 * c**3)
-        return transition + e * p
+        return np.where(linear, e * (0.5 * c - g), transition)
 
     def stiffness(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
-        x, _ = self._split(gap)
+        _, x, linear = self._split(gap)
         e, c = self.penalty, self.cutoff_gap
         if self.smoothness == 1:
-            return e * x / c
-        return e * x**2 * (3.0 * c - 2.0 * x) / c**3
+            transition = e * x / c
+        else:
+            transition = e * x**2 * (3.0 * c - 2.0 * x) / c**3
+        return np.where(linear, e, transition)
 
 
 class DissipativeLaw(ABC):
