@@ -437,7 +437,7 @@ class SmoothPenaltyLaw(NormalLaw):
     def _breakpoints(self) -> tuple[float, ...]:
         return (0.0, float(self.cutoff_gap))
 
-    def _split(self, gap: npt.ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+    def _split(self, gap: npt.ArrayLike) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
         """Return g, ``x = g_c − g`` clipped to the transition, and the mask ``g ≤ 0``."""
         g = np.asarray(gap, dtype=np.float64)
         x = np.clip(self.cutoff_gap - g, 0.0, self.cutoff_gap)
