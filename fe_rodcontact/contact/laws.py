@@ -24,6 +24,7 @@ singular at contact: a gap ``≤ 0`` raises :class:`GapError`. The penalty laws 
 
 import itertools
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, NamedTuple
 
@@ -149,7 +150,11 @@ class NormalLaw(ABC):
         return np.full(np.shape(lo), np.inf)
 
     def _average(
-        self, a: FloatArray, b: FloatArray, values: Any, weight_by_position: bool
+        self,
+        a: FloatArray,
+        b: FloatArray,
+        values: Callable[[FloatArray], FloatArray],
+        weight_by_position: bool,
     ) -> FloatArray:
         """Mean of ``values(x)`` (times ``t = (x − a)/(b − a)`` if asked) for x between a and b.
 
