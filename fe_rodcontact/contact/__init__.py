@@ -1,4 +1,4 @@
-"""Contact: where rods touch (geometry, obstacles, persistent contact sets) and the kernels G."""
+"""Contact: where rods touch, the contact laws, and the kernels G that smear a point constraint."""
 
 from fe_rodcontact.contact.centreline import REPRESENTATIONS, Centreline, SegmentArrays
 from fe_rodcontact.contact.contact_set import ContactError, ContactSet, ContactTracker
@@ -19,6 +19,25 @@ from fe_rodcontact.contact.kernels import (
     Kernel,
     get_kernel,
 )
+from fe_rodcontact.contact.laws import (
+    LAWS,
+    AdhesiveLaw,
+    ContactWrenches,
+    CoulombFrictionLaw,
+    DampingLaw,
+    DissipativeLaw,
+    FrictionLaw,
+    GapError,
+    LinearPenaltyLaw,
+    NormalLaw,
+    RepulsiveLaw,
+    SmoothPenaltyLaw,
+    check_gap,
+    contact_wrenches,
+    get_law,
+    material_point_velocity,
+    relative_velocity,
+)
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 
 __all__ = [
@@ -26,22 +45,39 @@ __all__ = [
     "KIND_OBSTACLE",
     "KIND_ROD",
     "KIND_SELF",
+    "LAWS",
     "MODE_LINE",
     "MODE_POINT",
     "REPRESENTATIONS",
+    "AdhesiveLaw",
     "Centreline",
     "ContactError",
     "ContactSearch",
     "ContactSet",
     "ContactTracker",
+    "ContactWrenches",
+    "CoulombFrictionLaw",
     "CubicBSplineKernel",
     "Cylinder",
+    "DampingLaw",
+    "DissipativeLaw",
+    "FrictionLaw",
+    "GapError",
     "HatKernel",
     "Kernel",
+    "LinearPenaltyLaw",
+    "NormalLaw",
     "Obstacle",
     "Plane",
     "RawContacts",
+    "RepulsiveLaw",
     "SearchStatistics",
     "SegmentArrays",
+    "SmoothPenaltyLaw",
+    "check_gap",
+    "contact_wrenches",
     "get_kernel",
+    "get_law",
+    "material_point_velocity",
+    "relative_velocity",
 ]

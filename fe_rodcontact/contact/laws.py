@@ -1,0 +1,907 @@
+"""Contact laws: forces of the gap g and of the relative velocity v at a contact.
+
+Every law is a small frozen dataclass that checks its parameters when it is built, so a bad
+value fails at the call site with an :class:`~fe_rodcontact.errors.InputError` naming the
+parameter. The laws are pure numpy and vectorised over contacts: gaps of shape ``(n,)``,
+normals and velocities of shape ``(n, 3)`` (a single contact, shape ``()`` and ``(3,)``, works
+too). Conventions (``docs/contact_laws.md``):
+
+- The unit normal ``n`` points from body a to body b, ``v`` is the velocity of b's material
+  point at the contact relative to a's (:func:`relative_velocity`, spin included), and a
+  law's force acts on b; a gets the opposite force (:func:`contact_wrenches`).
+- Normal (conservative) laws, :class:`NormalLaw`: ``energy(g)`` is the potential W with
+  ``W → 0`` as the contact opens; ``force(g) = −dW/dg`` is the magnitude along ``n``, positive
+  when repulsive; ``stiffness(g) = −d force/dg = d²W/dg²``, positive when the force grows with
+  penetration. ``discrete_gradient(g_old, g_new) = (W(g_new) − W(g_old))/(g_new − g_old)``
+  for energy-conserving time steps, and its derivative in ``g_new`` for Newton's tangent.
+- Dissipative laws, :class:`DissipativeLaw`: ``force`` (a vector), its derivatives in ``v``,
+  ``n``, ``g`` (and the normal force for Coulomb friction), and the dissipated power
+  ``−F·v ≥ 0``.
+
+Tatone's laws (repulsive, adhesive, damping, friction) are powers of the gap and are
+singular at contact: a gap ``≤ 0`` raises :class:`GapError`. The penalty laws accept any gap.
+"""
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.errors import InputError
+
+__all__ = [
+    "LAWS",
+    "AdhesiveLaw",
+    "ContactWrenches",
+    "CoulombFrictionLaw",
+    "DampingLaw",
+    "DissipativeLaw",
+    "FrictionLaw",
+    "GapError",
+    "LinearPenaltyLaw",
+    "NormalLaw",
+    "RepulsiveLaw",
+    "SmoothPenaltyLaw",
+    "check_gap",
+    "contact_wrenches",
+    "get_law",
+    "material_point_velocity",
+    "relative_velocity",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+# Gauss–Legendre rule on [0, 1]; six points integrate polynomials of degree 11 exactly.
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(6)
+_XI = 0.5 * (_NODES + 1.0)
+_W = 0.5 * _WEIGHTS
+
+
+class GapError(InputError):
+    """A power law met a gap ``≤ 0`` (or not finite), where it is singular.
+
+    A subclass of :class:`InputError` (a case that starts in contact is bad input); a time
+    integrator may catch it to cut a step whose Newton iterate penetrated. Raised on the rank
+    that holds the contact: callers in parallel code pass the message through
+    :func:`~fe_rodcontact.errors.raise_collectively`.
+    """
+
+
+def check_gap(gap: npt.ArrayLike, law: str) -> FloatArray:
+    """Return ``gap`` as a float array after checking that every entry is positive and finite.
+
+    Args:
+        gap: Gaps, any shape.
+        law: The name of the law, for the message.
+
+    Raises:
+        GapError: Naming the law, the worst gap and its index.
+    """
+    g = np.asarray(gap, dtype=np.float64)
+    bad = ~(np.isfinite(g) & (g > 0.0))
+    if np.any(bad):
+        flat = g.reshape(-1)
+        index = int(np.flatnonzero(bad.reshape(-1))[0])
+        raise GapError(
+            f"{law}: the gap must be positive (the power law is singular at contact), got "
+            f"gap={float(flat[index])!r} at contact {index} of {flat.size}; start with the bodies "
+            "apart or use a penalty law, and cut the time step if a step penetrates"
+        )
+    return g
+
+
+def _finite(law: str, name: str, value: float) -> float:
+    if not isinstance(value, int | float | np.floating | np.integer) or isinstance(value, bool):
+        raise InputError(f"{law}: {name} must be a number, got {value!r}")
+    number = float(value)
+    if not np.isfinite(number):
+        raise InputError(f"{law}: {name} must be finite, got {value!r}")
+    return number
+
+
+def _positive(law: str, name: str, value: float, fix: str = "") -> None:
+    number = _finite(law, name, value)
+    if number <= 0.0:
+        hint = f"; {fix}" if fix else ""
+        raise InputError(f"{law}: {name} must be positive, got {value!r}{hint}")
+
+
+def _non_negative(law: str, name: str, value: float, fix: str = "") -> None:
+    number = _finite(law, name, value)
+    if number < 0.0:
+        hint = f"; {fix}" if fix else ""
+        raise InputError(f"{law}: {name} must be non-negative, got {value!r}{hint}")
+
+
+class NormalLaw(ABC):
+    """A conservative law: potential W(g), normal force ``−dW/dg`` and stiffness ``d²W/dg²``."""
+
+    name: ClassVar[str] = ""
+    """Short name used by case files (:func:`get_law`)."""
+
+    singular: ClassVar[bool] = False
+    """True for power laws: they need ``g > 0`` (:func:`check_gap`)."""
+
+    @abstractmethod
+    def energy(self, gap: npt.ArrayLike) -> FloatArray:
+        """Return the potential W(g); zero when the contact is open (``g → ∞``, past a cut-off)."""
+
+    @abstractmethod
+    def force(self, gap: npt.ArrayLike) -> FloatArray:
+        """Return the normal force ``−dW/dg`` along n, acting on body b (positive: repulsive)."""
+
+    @abstractmethod
+    def stiffness(self, gap: npt.ArrayLike) -> FloatArray:
+        """Return ``−d force/dg = d²W/dg²`` (positive when the force grows as the gap closes)."""
+
+    def _breakpoints(self) -> tuple[float, ...]:
+        """Gaps where a piecewise law changes its formula (the quadrature splits there)."""
+        return ()
+
+    def _secant_limit(self, lo: FloatArray, hi: FloatArray) -> FloatArray:
+        """Below this ``|g_new − g_old|`` the secant is integrated rather than differenced.
+
+        Piecewise-polynomial laws (degree ≤ 5) return ``inf``: the split Gauss rule is exact.
+        """
+        return np.full(np.shape(lo), np.inf)
+
+    def _average(
+        self,
+        a: FloatArray,
+        b: FloatArray,
+        values: Callable[[FloatArray], FloatArray],
+        weight_by_position: bool,
+    ) -> FloatArray:
+        """Mean of ``values(x)`` (times ``t = (x − a)/(b − a)`` if asked) for x between a and b.
+
+        Split at the breakpoints and integrated with six Gauss points per piece; ``a == b``
+        gives the limit (``values(a)``, or ``values(a)/2`` with the weight t).
+        """
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        cuts = [lo, *(np.clip(p, lo, hi) for p in sorted(self._breakpoints())), hi]
+        h = b - a
+        h_safe = np.where(h != 0.0, h, 1.0)
+        total = np.zeros(np.shape(lo))
+        for left, right in itertools.pairwise(cuts):
+            length = right - left
+            x = left[..., None] + length[..., None] * _XI
+            y = values(x)
+            if weight_by_position:
+                y = y * (x - a[..., None]) / h_safe[..., None]
+            total = total + length * (y @ _W)
+        width = hi - lo
+        mean = total / np.where(width > 0.0, width, 1.0)
+        limit = values(a) * (0.5 if weight_by_position else 1.0)
+        return np.asarray(np.where(width > 0.0, mean, limit), dtype=np.float64)
+
+    def _pair(
+        self, gap_old: npt.ArrayLike, gap_new: npt.ArrayLike
+    ) -> tuple[FloatArray, FloatArray]:
+        a, b = np.broadcast_arrays(
+            np.asarray(gap_old, dtype=np.float64), np.asarray(gap_new, dtype=np.float64)
+        )
+        if self.singular:
+            check_gap(a, type(self).__name__)
+            check_gap(b, type(self).__name__)
+        return a, b
+
+    def discrete_gradient(self, gap_old: npt.ArrayLike, gap_new: npt.ArrayLike) -> FloatArray:
+        """Return ``(W(g_new) − W(g_old)) / (g_new − g_old)``, and ``dW/dg`` when they are equal.
+
+        With it as the contact force (``−discrete_gradient`` along n) a midpoint step changes
+        the potential by exactly the work of that force. For small steps it is computed as
+        the mean of ``dW/dg`` over the step (Gauss quadrature), which avoids the cancellation
+        of the difference quotient and is continuous as ``g_new → g_old``.
+        """
+        a, b = self._pair(gap_old, gap_new)
+        h = b - a
+        small = np.abs(h) <= self._secant_limit(np.minimum(a, b), np.maximum(a, b))
+        mean = self._average(a, b, lambda x: -self.force(x), weight_by_position=False)
+        if np.all(small):
+            return mean
+        h_safe = np.where(small, 1.0, h)
+        secant = (self.energy(b) - self.energy(a)) / h_safe
+        return np.asarray(np.where(small, mean, secant), dtype=np.float64)
+
+    def discrete_gradient_derivative(
+        self, gap_old: npt.ArrayLike, gap_new: npt.ArrayLike
+    ) -> FloatArray:
+        """Return the derivative of :meth:`discrete_gradient` in ``g_new`` (Newton's tangent).
+
+        It equals ``∫₀¹ t W''(g_old + t(g_new − g_old)) dt``, half the stiffness when the gaps
+        are equal.
+        """
+        a, b = self._pair(gap_old, gap_new)
+        h = b - a
+        small = np.abs(h) <= self._secant_limit(np.minimum(a, b), np.maximum(a, b))
+        mean = self._average(a, b, self.stiffness, weight_by_position=True)
+        if np.all(small):
+            return mean
+        h_safe = np.where(small, 1.0, h)
+        secant = (self.energy(b) - self.energy(a)) / h_safe
+        exact = (-self.force(b) - secant) / h_safe
+        return np.asarray(np.where(small, mean, exact), dtype=np.float64)
+
+
+class _PowerLaw(NormalLaw):
+    """Shared parts of the laws singular at g = 0."""
+
+    singular = True
+
+    def _largest_exponent(self) -> float:
+        raise NotImplementedError
+
+    def _gap(self, gap: npt.ArrayLike) -> FloatArray:
+        return check_gap(gap, type(self).__name__)
+
+    def _secant_limit(self, lo: FloatArray, hi: FloatArray) -> FloatArray:
+        # Below |Δg| = 0.1 g/ν the 6-point rule is exact to round-off for g^(−ν); above it the
+        # difference quotient loses at most ~ν/(0.1 ν)·eps (its derivative ~100 eps) relative.
+        return 0.1 * lo / (self._largest_exponent() + 1.0)
+
+
+@dataclass(frozen=True)
+class RepulsiveLaw(_PowerLaw):
+    """Tatone's repulsive force ``α_r g^(−ν_r)`` along n; ``W = α_r g^(1−ν_r)/(ν_r − 1)``.
+
+    Args:
+        coefficient: α_r > 0 (force × length^ν_r).
+        exponent: ν_r > 1, so that W is finite at large gaps; the slides use 8.
+    """
+
+    coefficient: float
+    exponent: float = 8.0
+
+    name: ClassVar[str] = "repulsive"
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _positive(law, "coefficient", self.coefficient, "it is α_r in α_r g^(−ν_r)")
+        _finite(law, "exponent", self.exponent)
+        if self.exponent <= 1.0:
+            raise InputError(
+                f"{law}: exponent must be > 1 so that the potential α_r g^(1−ν_r)/(ν_r − 1) is "
+                f"finite and repulsive, got {self.exponent!r}; the slides use ν_r = 8"
+            )
+
+    def _largest_exponent(self) -> float:
+        return float(self.exponent)
+
+    def energy(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        g, nu = self._gap(gap), self.exponent
+        return self.coefficient * g ** (1.0 - nu) / (nu - 1.0)
+
+    def force(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        return self.coefficient * self._gap(gap) ** (-self.exponent)
+
+    def stiffness(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        nu = self.exponent
+        return nu * self.coefficient * self._gap(gap) ** (-nu - 1.0)
+
+
+@dataclass(frozen=True)
+class AdhesiveLaw(_PowerLaw):
+    """Tatone's adhesive force ``−β_a((g/g₀)^(−ν_aa) − (g/g₀)^(−ν_ar))`` along n.
+
+    Attractive for ``g > g₀``, repulsive for ``g < g₀``; the slides' form is ``g₀ = 1``. With
+    ``x = g/g₀``, ``W = −β_a g₀ (x^(1−ν_aa)/(ν_aa − 1) − x^(1−ν_ar)/(ν_ar − 1))``.
+
+    Args:
+        coefficient: β_a > 0 (force).
+        attractive_exponent: ν_aa > 1 (the slides: 3).
+        repulsive_exponent: ν_ar > ν_aa (the slides: 6).
+        gap_scale: g₀ > 0, the equilibrium gap (1 reproduces the slides).
+    """
+
+    coefficient: float
+    attractive_exponent: float = 3.0
+    repulsive_exponent: float = 6.0
+    gap_scale: float = 1.0
+
+    name: ClassVar[str] = "adhesive"
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _positive(law, "coefficient", self.coefficient, "it is β_a in −β_a(g^(−ν_aa) − g^(−ν_ar))")
+        _positive(law, "gap_scale", self.gap_scale, "it is the equilibrium gap (1 in the slides)")
+        p = _finite(law, "attractive_exponent", self.attractive_exponent)
+        q = _finite(law, "repulsive_exponent", self.repulsive_exponent)
+        if p <= 1.0:
+            raise InputError(
+                f"{law}: attractive_exponent must be > 1 so that the adhesion energy is finite, "
+                f"got {self.attractive_exponent!r}; the slides use ν_aa = 3"
+            )
+        if q <= p:
+            raise InputError(
+                f"{law}: repulsive_exponent must be larger than attractive_exponent "
+                f"(ν_ar > ν_aa), got ν_ar={self.repulsive_exponent!r} ≤ "
+                f"ν_aa={self.attractive_exponent!r}; the slides use ν_aa = 3, ν_ar = 6"
+            )
+
+    def _largest_exponent(self) -> float:
+        return float(self.repulsive_exponent)
+
+    def energy(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        x = self._gap(gap) / self.gap_scale
+        p, q = self.attractive_exponent, self.repulsive_exponent
+        return (
+            -self.coefficient
+            * self.gap_scale
+            * (x ** (1.0 - p) / (p - 1.0) - x ** (1.0 - q) / (q - 1.0))
+        )
+
+    def force(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        x = self._gap(gap) / self.gap_scale
+        return -self.coefficient * (
+            x ** (-self.attractive_exponent) - x ** (-self.repulsive_exponent)
+        )
+
+    def stiffness(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        x = self._gap(gap) / self.gap_scale
+        p, q = self.attractive_exponent, self.repulsive_exponent
+        return self.coefficient / self.gap_scale * (q * x ** (-q - 1.0) - p * x ** (-p - 1.0))
+
+    def equilibrium_gap(self) -> float:
+        """Return the gap of zero force, ``g₀`` (``g^(ν_ar − ν_aa) = g₀^(ν_ar − ν_aa)``)."""
+        return float(self.gap_scale)
+
+    def pull_off_gap(self) -> float:
+        """Return the gap of the largest attraction, ``g₀ (ν_ar/ν_aa)^(1/(ν_ar − ν_aa))``."""
+        p, q = self.attractive_exponent, self.repulsive_exponent
+        return float(self.gap_scale * (q / p) ** (1.0 / (q - p)))
+
+    def pull_off_force(self) -> float:
+        """Return the largest attractive force (the pull-off force).
+
+        ``β_a (ν_aa/ν_ar)^(ν_aa/(ν_ar − ν_aa)) (1 − ν_aa/ν_ar)``, reached at :meth:`pull_off_gap`.
+        A pull larger than this separates the bodies (β_a/4 for the slides' exponents).
+        """
+        p, q = self.attractive_exponent, self.repulsive_exponent
+        return float(self.coefficient * (p / q) ** (p / (q - p)) * (1.0 - p / q))
+
+    def adhesion_energy(self) -> float:
+        """Return the work to separate from equilibrium to infinity, ``−W(g₀)``.
+
+        ``β_a g₀ (ν_ar − ν_aa)/((ν_aa − 1)(ν_ar − 1))`` (0.3 β_a g₀ for the slides' exponents).
+        """
+        p, q = self.attractive_exponent, self.repulsive_exponent
+        return float(self.coefficient * self.gap_scale * (q - p) / ((p - 1.0) * (q - 1.0)))
+
+
+@dataclass(frozen=True)
+class LinearPenaltyLaw(NormalLaw):
+    """Linear penalty ``ε max(g_a − g, 0)``, ``W = ½ ε max(g_a − g, 0)²``.
+
+    Args:
+        penalty: ε > 0 (force/length).
+        activation_gap: g_a, the gap at which the force starts (0: at contact).
+    """
+
+    penalty: float
+    activation_gap: float = 0.0
+
+    name: ClassVar[str] = "penalty"
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _positive(law, "penalty", self.penalty, "it is the stiffness ε of ε max(−g, 0)")
+        _finite(law, "activation_gap", self.activation_gap)
+
+    def _breakpoints(self) -> tuple[float, ...]:
+        return (float(self.activation_gap),)
+
+    def _overlap(self, gap: npt.ArrayLike) -> FloatArray:
+        return np.maximum(self.activation_gap - np.asarray(gap, dtype=np.float64), 0.0)
+
+    def energy(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        return 0.5 * self.penalty * self._overlap(gap) ** 2
+
+    def force(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        return self.penalty * self._overlap(gap)
+
+    def stiffness(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        g = np.asarray(gap, dtype=np.float64)
+        return np.where(g < self.activation_gap, self.penalty, 0.0)
+
+
+@dataclass(frozen=True)
+class SmoothPenaltyLaw(NormalLaw):
+    """Penalty law with a polynomial transition over ``0 < g < g_c``, zero beyond ``g_c``.
+
+    For ``g ≤ 0`` the force is ``ε(g_c/2 − g)`` (a linear penalty activated at ``g_c/2``); with
+    ``x = g_c − g`` on the transition it is ``ε x²/(2 g_c)`` (``smoothness=1``: the force is C¹,
+    the energy C²) or ``ε x³(2 g_c − x)/(2 g_c³)`` (``smoothness=2``: force C², energy C³).
+
+    Args:
+        penalty: ε > 0 (force/length), the slope for ``g ≤ 0``.
+        cutoff_gap: g_c > 0, the gap beyond which the force vanishes.
+        smoothness: 1 or 2, the order of continuity of the force.
+    """
+
+    penalty: float
+    cutoff_gap: float
+    smoothness: int = 1
+
+    name: ClassVar[str] = "smooth_penalty"
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _positive(law, "penalty", self.penalty, "it is the stiffness ε for g ≤ 0")
+        _positive(
+            law, "cutoff_gap", self.cutoff_gap, "it is the width of the smoothing, e.g. 1e-2 R"
+        )
+        if self.smoothness not in (1, 2) or isinstance(self.smoothness, bool):
+            raise InputError(
+                f"{law}: smoothness must be 1 (C¹ force) or 2 (C² force), got {self.smoothness!r}"
+            )
+
+    def _breakpoints(self) -> tuple[float, ...]:
+        return (0.0, float(self.cutoff_gap))
+
+    def _split(self, gap: npt.ArrayLike) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+        """Return g, ``x = g_c − g`` clipped to the transition, and the mask ``g ≤ 0``."""
+        g = np.asarray(gap, dtype=np.float64)
+        x = np.clip(self.cutoff_gap - g, 0.0, self.cutoff_gap)
+        return g, x, g <= 0.0
+
+    def energy(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        g, x, linear = self._split(gap)
+        e, c = self.penalty, self.cutoff_gap
+        if self.smoothness == 1:
+            transition, at_zero = e * x**3 / (6.0 * c), c**2 / 6.0
+        else:
+            transition = e * (x**4 / (4.0 * c**2) - x**5 / (10.0 * c**3))
+            at_zero = 3.0 * c**2 / 20.0
+        return np.where(linear, e * (at_zero - 0.5 * c * g + 0.5 * g**2), transition)
+
+    def force(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        g, x, linear = self._split(gap)
+        e, c = self.penalty, self.cutoff_gap
+        if self.smoothness == 1:
+            transition = e * x**2 / (2.0 * c)
+        else:
+            transition = e * x**3 * (2.0 * c - x) / (2.0 * c**3)
+        return np.where(linear, e * (0.5 * c - g), transition)
+
+    def stiffness(self, gap: npt.ArrayLike) -> FloatArray:  # noqa: D102
+        _, x, linear = self._split(gap)
+        e, c = self.penalty, self.cutoff_gap
+        if self.smoothness == 1:
+            transition = e * x / c
+        else:
+            transition = e * x**2 * (3.0 * c - 2.0 * x) / c**3
+        return np.where(linear, e, transition)
+
+
+class DissipativeLaw(ABC):
+    """A force of the relative velocity: ``F(g, n, v)`` on body b, with ``−F·v ≥ 0``.
+
+    Every method takes ``gap`` (n,), ``normal`` (n, 3) unit vectors, ``velocity`` (n, 3) and,
+    for :class:`CoulombFrictionLaw`, ``normal_force`` (n,); the others ignore it. Derivative
+    matrices are ``(n, 3, 3)`` with ``[k, i, j] = ∂F_i/∂x_j`` at contact k; ``normal_derivative``
+    treats n as a free vector of R³ (chain it with dn/dx).
+    """
+
+    name: ClassVar[str] = ""
+    """Short name used by case files (:func:`get_law`)."""
+
+    @abstractmethod
+    def force(
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        """Return the force on body b, shape (n, 3)."""
+
+    @abstractmethod
+    def velocity_derivative(
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        """Return ∂F/∂v, shape (n, 3, 3)."""
+
+    @abstractmethod
+    def normal_derivative(
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        """Return ∂F/∂n, shape (n, 3, 3)."""
+
+    @abstractmethod
+    def gap_derivative(
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        """Return ∂F/∂g, shape (n, 3)."""
+
+    def dissipation(
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        """Return the dissipated power ``−F·v ≥ 0``, shape (n,)."""
+        v = np.asarray(velocity, dtype=np.float64)
+        return -np.sum(self.force(gap, normal, v, normal_force) * v, axis=-1)
+
+
+def _vectors(normal: npt.ArrayLike, velocity: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    n, v = np.broadcast_arrays(
+        np.asarray(normal, dtype=np.float64), np.asarray(velocity, dtype=np.float64)
+    )
+    if n.shape[-1:] != (3,):
+        raise InputError(f"normals and velocities must have shape (n, 3), got {n.shape}")
+    return n, v
+
+
+def _outer(a: FloatArray, b: FloatArray) -> FloatArray:
+    return np.asarray(a[..., :, None] * b[..., None, :], dtype=np.float64)
+
+
+def _identity_like(a: FloatArray) -> FloatArray:
+    return np.broadcast_to(np.eye(3), (*a.shape[:-1], 3, 3)).copy()
+
+
+@dataclass(frozen=True)
+class _ViscousPowerLaw(DissipativeLaw):
+    """Shared parts of Tatone's damping and friction: a coefficient ``β g^(−ν)``."""
+
+    coefficient: float
+    exponent: float = 8.0
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _positive(law, "coefficient", self.coefficient, "omit the law to switch it off")
+        _non_negative(
+            law, "exponent", self.exponent, "a negative one makes the force grow with the gap"
+        )
+
+    def _viscosity(self, gap: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray]:
+        """Return ``c = β g^(−ν)`` and ``dc/dg``."""
+        if gap is None:
+            raise InputError(f"{type(self).__name__}: needs the gap, got None")
+        g = check_gap(gap, type(self).__name__)
+        c = self.coefficient * g ** (-self.exponent)
+        return c, -self.exponent * c / g
+
+
+@dataclass(frozen=True)
+class DampingLaw(_ViscousPowerLaw):
+    """Tatone's normal damping ``−β_d g^(−ν_d) (n⊗n) v``.
+
+    Args:
+        coefficient: β_d > 0 (force × time × length^(ν_d − 1)).
+        exponent: ν_d ≥ 0. Not given in the slides; the default 8 is ν_r, so the damping acts
+            over the range of the repulsion.
+    """
+
+    name: ClassVar[str] = "damping"
+
+    def force(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        vn = np.sum(n * v, axis=-1)
+        return -(c * vn)[..., None] * n
+
+    def velocity_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, _v = _vectors(normal, velocity)
+        return -c[..., None, None] * _outer(n, n)
+
+    def normal_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        vn = np.sum(n * v, axis=-1)
+        return -c[..., None, None] * (_outer(n, v) + vn[..., None, None] * _identity_like(n))
+
+    def gap_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        _, dc = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        vn = np.sum(n * v, axis=-1)
+        return -(dc * vn)[..., None] * n
+
+
+@dataclass(frozen=True)
+class FrictionLaw(_ViscousPowerLaw):
+    """Tatone's (viscous) friction ``−β_f g^(−ν_f) (I − n⊗n) v``.
+
+    Args:
+        coefficient: β_f > 0 (force × time × length^(ν_f − 1)).
+        exponent: ν_f ≥ 0. Not given in the slides; the default 8 is ν_r.
+    """
+
+    name: ClassVar[str] = "friction"
+
+    def force(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        tangential = v - np.sum(n * v, axis=-1)[..., None] * n
+        return -c[..., None] * tangential
+
+    def velocity_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, _v = _vectors(normal, velocity)
+        return -c[..., None, None] * (_identity_like(n) - _outer(n, n))
+
+    def normal_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        c, _ = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        vn = np.sum(n * v, axis=-1)
+        return c[..., None, None] * (_outer(n, v) + vn[..., None, None] * _identity_like(n))
+
+    def gap_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        _, dc = self._viscosity(gap)
+        n, v = _vectors(normal, velocity)
+        tangential = v - np.sum(n * v, axis=-1)[..., None] * n
+        return -dc[..., None] * tangential
+
+
+@dataclass(frozen=True)
+class CoulombFrictionLaw(DissipativeLaw):
+    """Regularised Coulomb friction ``−μ F_n v_τ / sqrt(|v_τ|² + ε_v²)``, ``v_τ = (I − n⊗n) v``.
+
+    ``F_n`` is the compressive normal force (from a normal law or a rolling multiplier);
+    negative values (tension) give no friction. The magnitude stays below ``μ F_n``, tends to
+    it for ``|v_τ| ≫ ε_v`` and is ``μ F_n |v_τ|/ε_v`` for ``|v_τ| ≪ ε_v``. The gap is not used
+    (pass ``None``): the dependence on g comes through ``F_n`` (chain rule with
+    :meth:`normal_force_derivative`).
+
+    Args:
+        friction_coefficient: μ ≥ 0.
+        regularization_velocity: ε_v > 0, the slip speed below which friction is viscous.
+    """
+
+    friction_coefficient: float
+    regularization_velocity: float
+
+    name: ClassVar[str] = "coulomb"
+
+    def __post_init__(self) -> None:
+        law = type(self).__name__
+        _non_negative(law, "friction_coefficient", self.friction_coefficient)
+        _positive(
+            law,
+            "regularization_velocity",
+            self.regularization_velocity,
+            "choose it well below the expected slip speeds",
+        )
+
+    def _parts(
+        self, normal: npt.ArrayLike, velocity: npt.ArrayLike, normal_force: npt.ArrayLike | None
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Return ``n, v, v·n, v_τ, s = sqrt(|v_τ|² + ε_v²)`` and ``μ max(F_n, 0)``."""
+        if normal_force is None:
+            raise InputError(
+                f"{type(self).__name__}: needs normal_force (the compressive normal force of "
+                "each contact, from a normal law or a multiplier), got None"
+            )
+        n, v = _vectors(normal, velocity)
+        vn = np.sum(n * v, axis=-1)
+        tangential = v - vn[..., None] * n
+        s = np.sqrt(np.sum(tangential**2, axis=-1) + self.regularization_velocity**2)
+        fn = np.maximum(np.asarray(normal_force, dtype=np.float64), 0.0)
+        return n, v, vn, tangential, s, self.friction_coefficient * fn
+
+    def force(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        _, _, _, u, s, mu_fn = self._parts(normal, velocity, normal_force)
+        return -(mu_fn / s)[..., None] * u
+
+    def velocity_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        n, _, _, u, s, mu_fn = self._parts(normal, velocity, normal_force)
+        projector = _identity_like(n) - _outer(n, n)
+        matrix = projector - _outer(u, u) / (s**2)[..., None, None]
+        return -(mu_fn / s)[..., None, None] * matrix
+
+    def normal_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        n, v, vn, u, s, mu_fn = self._parts(normal, velocity, normal_force)
+        eye = _identity_like(n)
+        du_dn = -(_outer(n, v) + vn[..., None, None] * eye)
+        matrix = eye - _outer(u, u) / (s**2)[..., None, None]
+        return -(mu_fn / s)[..., None, None] * (matrix @ du_dn)
+
+    def gap_derivative(  # noqa: D102
+        self,
+        gap: npt.ArrayLike | None,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike | None = None,
+    ) -> FloatArray:
+        n, _ = _vectors(normal, velocity)
+        return np.zeros(n.shape)
+
+    def normal_force_derivative(
+        self,
+        normal: npt.ArrayLike,
+        velocity: npt.ArrayLike,
+        normal_force: npt.ArrayLike,
+    ) -> FloatArray:
+        """Return ∂F/∂F_n, shape (n, 3) (zero where ``F_n < 0``)."""
+        _, _, _, u, s, _ = self._parts(normal, velocity, normal_force)
+        active = np.asarray(normal_force, dtype=np.float64) > 0.0
+        return -(np.where(active, self.friction_coefficient, 0.0) / s)[..., None] * u
+
+
+def material_point_velocity(
+    centre_velocity: npt.ArrayLike,
+    angular_velocity: npt.ArrayLike,
+    centre: npt.ArrayLike,
+    point: npt.ArrayLike,
+) -> FloatArray:
+    """Return the velocity ``ṙ + w × (c − r)`` of the section's material point at ``c``.
+
+    Args:
+        centre_velocity: ṙ, centreline velocity of the section, (n, 3).
+        angular_velocity: w, spatial angular velocity of the section, (n, 3).
+        centre: r, centreline point of the section, (n, 3).
+        point: c, the contact point, (n, 3).
+    """
+    r = np.asarray(centre, dtype=np.float64)
+    c = np.asarray(point, dtype=np.float64)
+    w = np.asarray(angular_velocity, dtype=np.float64)
+    return np.asarray(centre_velocity, dtype=np.float64) + np.cross(w, c - r)
+
+
+def relative_velocity(
+    point: npt.ArrayLike,
+    centre_a: npt.ArrayLike,
+    velocity_a: npt.ArrayLike,
+    angular_velocity_a: npt.ArrayLike,
+    centre_b: npt.ArrayLike,
+    velocity_b: npt.ArrayLike,
+    angular_velocity_b: npt.ArrayLike,
+) -> FloatArray:
+    """Return ``v = (ṙ_b + w_b × (c − r_b)) − (ṙ_a + w_a × (c − r_a))`` at the contact point c.
+
+    The velocity of b's material point relative to a's, spin of the sections included; zero
+    when the sections roll on each other without slip. For an obstacle, pass zeros for a.
+    """
+    vb = material_point_velocity(velocity_b, angular_velocity_b, centre_b, point)
+    va = material_point_velocity(velocity_a, angular_velocity_a, centre_a, point)
+    return vb - va
+
+
+class ContactWrenches(NamedTuple):
+    """Forces and moments (about each section's centreline point) from one contact force."""
+
+    force_a: FloatArray
+    moment_a: FloatArray
+    force_b: FloatArray
+    moment_b: FloatArray
+
+
+def contact_wrenches(
+    force_on_b: npt.ArrayLike,
+    point: npt.ArrayLike,
+    centre_a: npt.ArrayLike,
+    centre_b: npt.ArrayLike,
+) -> ContactWrenches:
+    """Return the wrenches that a contact force F at c puts on the two sections.
+
+    Body b gets F and the moment ``(c − r_b) × F``; body a gets ``−F`` and ``(c − r_a) × (−F)``.
+    Their power with the section velocities equals ``F·v`` with v from :func:`relative_velocity`,
+    and a tangential (friction) force therefore torques the rods.
+    """
+    f = np.asarray(force_on_b, dtype=np.float64)
+    c = np.asarray(point, dtype=np.float64)
+    ra = np.asarray(centre_a, dtype=np.float64)
+    rb = np.asarray(centre_b, dtype=np.float64)
+    return ContactWrenches(-f, np.cross(c - ra, -f), f, np.cross(c - rb, f))
+
+
+LAWS: dict[str, type[NormalLaw] | type[DissipativeLaw]] = {
+    law.name: law
+    for law in (
+        RepulsiveLaw,
+        AdhesiveLaw,
+        DampingLaw,
+        FrictionLaw,
+        LinearPenaltyLaw,
+        SmoothPenaltyLaw,
+        CoulombFrictionLaw,
+    )
+}
+"""Law classes by case-file name."""
+
+
+def get_law(name: str, **parameters: Any) -> NormalLaw | DissipativeLaw:
+    """Build the law called ``name`` from keyword parameters (a case file's table).
+
+    Raises:
+        InputError: For an unknown name, an unknown or missing parameter, or a bad value.
+    """
+    if name not in LAWS:
+        raise InputError(f"unknown contact law {name!r}; choose one of {', '.join(LAWS)}")
+    cls = LAWS[name]
+    known = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    for key in parameters:
+        if key not in known:
+            raise InputError(
+                f"contact law {name!r} has no parameter {key!r}; its parameters are "
+                f"{', '.join(known)}"
+            )
+    try:
+        return cls(**parameters)
+    except TypeError as error:
+        raise InputError(f"contact law {name!r}: {error}") from None
