@@ -119,8 +119,15 @@ def segment_segment_closest(
         new_a = np.clip(pa + alpha * step_a, 0.0, 1.0)
         new_b = np.clip(pb + alpha * step_b, 0.0, 1.0)
         change = np.maximum(np.abs(new_a - pa), np.abs(new_b - pb))
-        xa[active], xb[active] = new_a, new_b
-        done = change <= tolerance
+        # Stationary to round-off already (relative tangency of the free parameters ≤ 1e-13):
+        # a (nearly) singular Hessian would otherwise keep the steps from shrinking.
+        size = np.linalg.norm(d, axis=1) + 1e-300
+        stationary = (hold_a | (np.abs(ga) <= 1e-13 * size * np.sqrt(scale_a))) & (
+            hold_b | (np.abs(gb) <= 1e-13 * size * np.sqrt(scale_b))
+        )
+        xa[active] = np.where(stationary, pa, new_a)
+        xb[active] = np.where(stationary, pb, new_b)
+        done = (change <= tolerance) | stationary
         converged[active[done]] = True
         active = active[~done]
     return xa, xb, converged

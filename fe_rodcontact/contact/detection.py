@@ -42,13 +42,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 
+from mpi4py import MPI
+
 import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 from scipy.spatial import cKDTree
 
 from fe_rodcontact.contact.centreline import Centreline, SegmentArrays, evaluate
-from fe_rodcontact.contact.closest import point_segment_closest, segment_segment_closest
+from fe_rodcontact.contact.closest import (
+    chord_closest_points,
+    point_segment_closest,
+    segment_segment_closest,
+)
 from fe_rodcontact.contact.obstacles import Obstacle
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
@@ -305,6 +311,11 @@ class ContactSearch:
             )
             self._exclusion = np.full(n_rods, float(exclusion))
         self._h_max = h_max
+        local_count = np.zeros(n_rods, dtype=np.int64)
+        segments, _ = self._centreline.segments()
+        np.maximum.at(local_count, segments.rod, segments.element + 1)
+        self._n_elements = np.zeros_like(local_count)
+        rods.comm.Allreduce(local_count, self._n_elements, op=MPI.MAX)
         self._obstacles = tuple(obstacles)
         self._sin_line = float(np.sin(np.radians(line_angle)))
         self._line_xi, self._line_w = _gauss_points(line_points)
@@ -521,7 +532,26 @@ class ContactSearch:
     def _rod_pairs(self, seg: SegmentArrays, first: IntArray, second: IntArray) -> RawContacts:
         if len(first) == 0:
             return RawContacts.empty()
-        ca, cb = seg.coefficients[first], seg.coefficients[second]
+        # Cheap lower bound first: the distance of the chords minus how far each curve
+        # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
+        # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
+        c = seg.coefficients
+        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
+        start, end = c[:, 0], c.sum(axis=1)
+        pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
+        chord_distance = np.linalg.norm(
+            (start[second] + pb[:, None] * (end[second] - start[second]))
+            - (start[first] + pa[:, None] * (end[first] - start[first])),
+            axis=1,
+        )
+        bound = (
+            chord_distance - bulge[first] - bulge[second] - seg.radius[first] - seg.radius[second]
+        )
+        near = bound <= self._margin
+        first, second = first[near], second[near]
+        if len(first) == 0:
+            return RawContacts.empty()
+        ca, cb = c[first], c[second]
         chord_a, _ = _unit(ca.sum(axis=1) - ca[:, 0])
         chord_b, _ = _unit(cb.sum(axis=1) - cb[:, 0])
         sin_angle = np.linalg.norm(np.cross(chord_a, chord_b), axis=1)
@@ -779,67 +809,70 @@ class ContactSearch:
             keep[line[~best]] = False
             past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
             keep[line[past_end]] = False
-        # Point contacts clamped at an interior node need the neighbour clamped there too.
+        # Point contacts clamped at an interior node need the neighbour clamped there too:
+        # rows are indexed by (group, side, node) to find partners without an all-pairs scan.
         point = np.flatnonzero((found.mode == MODE_POINT) & keep)
-        for side, s, rod in ((0, found.s_a, found.rod_a), (1, found.s_b, found.rod_b)):
-            if side == 1:
-                rod = np.where(found.kind == KIND_OBSTACLE, found.rod_a, rod)
-            other_s = found.s_b if side == 0 else found.s_a
-            clamped = point[
-                (found.clamp[point, side] == _LOW) | (found.clamp[point, side] == _HIGH)
-            ]
+        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+        sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
+        for side, (element, s, rod) in enumerate(sides):
+            other_s = sides[1 - side][1]
+            other_rod = sides[1 - side][2]
+            clamp = found.clamp[:, side]
+            clamped = point[(clamp[point] == _LOW) | (clamp[point] == _HIGH)]
+            if len(clamped) == 0:
+                continue
+            node = element + (clamp == _HIGH)
+            node = np.where(np.asarray(self._rods.closed)[rod], node % self._n_elements[rod], node)
+            by_node: dict[tuple[int, ...], list[int]] = {}
             for i in clamped:
-                want = _HIGH if found.clamp[i, side] == _LOW else _LOW
-                partner = (
-                    (found.mode == MODE_POINT)
-                    & np.all(group == group[i], axis=1)
-                    & (found.clamp[:, side] == want)
-                    & (np.abs(s - s[i]) <= 1e-9 * max(h[rod[i]], 1e-300))
-                    & (np.abs(other_s - other_s[i]) <= 1e-7 * max(h[found.rod_a[i]], h[rod[i]]))
-                )
-                if not partner.any():
+                key = (*group[i], int(node[i]))
+                by_node.setdefault(key, []).append(int(i))
+            for i in clamped:
+                key = (*group[i], int(node[i]))
+                tolerance = 1e-7 * max(h[rod[i]], h[other_rod[i]])
+                if not any(
+                    clamp[j] != clamp[i] and abs(other_s[j] - other_s[i]) <= tolerance
+                    for j in by_node[key]
+                ):
                     keep[i] = False
-        # Merge: point contacts of the same rods closer than one element in both s_a and s_b
-        # are one contact (a minimum found from two elements, or local minima that the
-        # discretisation splits); the smallest gap is kept.
+        # Merge: point contacts of the same rods closer than half an element in both s_a and
+        # s_b are one contact (a minimum found from two elements, or local minima that the
+        # discretisation splits); the smallest gap is kept. Groups are small: compare within.
         point = np.flatnonzero((found.mode == MODE_POINT) & keep)
         if len(point) > 1:
-            rod_b_h = np.where(found.kind == KIND_OBSTACLE, 0.0, h[found.rod_b % len(h)])
-            reach = 0.5 * np.maximum(h[found.rod_a], rod_b_h)
-            order = point[np.argsort(found.gap[point], kind="stable")]
             lengths = np.asarray(self._rods.lengths)
             closed = np.asarray(self._rods.closed)
-            rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+            reach = 0.5 * np.maximum(
+                h[found.rod_a], np.where(found.kind == KIND_OBSTACLE, 0.0, h[rod_b])
+            )
 
-            def distances(s: FloatArray, t: FloatArray, rod: IntArray) -> FloatArray:
-                d = np.abs(s[:, None] - t[None, :])
-                period = np.where(closed[rod], lengths[rod], np.inf)[None, :]
-                return np.minimum(d, period - d)
+            def apart(s: float, t: float, rod: int) -> float:
+                d = abs(s - t)
+                return min(d, lengths[rod] - d) if closed[rod] else d
 
-            distance_a = distances(found.s_a, found.s_a, found.rod_a)
-            distance_b = distances(found.s_b, found.s_b, rod_b)
-            # A self-contact (x, y) is also (y, x).
-            swapped_a = distances(found.s_a, found.s_b, found.rod_a)
-            swapped_b = distances(found.s_b, found.s_a, found.rod_a)
-            taken: list[int] = []
-            for i in order:
-                near = [
-                    j
-                    for j in taken
-                    if np.array_equal(group[j], group[i])
-                    and (
-                        (distance_a[j, i] < reach[i] and distance_b[j, i] < reach[i])
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for i in point[np.argsort(found.gap[point], kind="stable")]:
+                groups.setdefault(tuple(group[i]), []).append(int(i))
+            for members in groups.values():
+                taken: list[int] = []
+                for i in members:
+                    a, b, ra, rb = found.s_a[i], found.s_b[i], found.rod_a[i], rod_b[i]
+                    duplicate = any(
+                        (
+                            apart(a, found.s_a[j], ra) < reach[i]
+                            and apart(b, found.s_b[j], rb) < reach[i]
+                        )
                         or (
                             found.kind[i] == KIND_SELF
-                            and swapped_a[j, i] < reach[i]
-                            and swapped_b[j, i] < reach[i]
+                            and apart(a, found.s_b[j], ra) < reach[i]
+                            and apart(b, found.s_a[j], ra) < reach[i]
                         )
+                        for j in taken
                     )
-                ]
-                if near:
-                    keep[i] = False
-                else:
-                    taken.append(int(i))
+                    if duplicate:
+                        keep[i] = False
+                    else:
+                        taken.append(i)
         selected = found.take(np.flatnonzero(keep))
         order = np.lexsort(
             (
