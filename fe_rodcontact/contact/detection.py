@@ -47,8 +47,8 @@ from mpi4py import MPI
 import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
-from scipy.spatial import cKDTree
 
+from fe_rodcontact.contact import compiled
 from fe_rodcontact.contact.centreline import Centreline, SegmentArrays, evaluate
 from fe_rodcontact.contact.closest import (
     chord_closest_points,
@@ -384,7 +384,7 @@ class ContactSearch:
         stats.seconds["broad"] = perf_counter() - clock
 
         clock = perf_counter()
-        found = [self._rod_pairs(segments, first, second)]
+        found = [self._rod_pairs(segments, first, second, compiled_kernels=not brute_force)]
         found += [
             self._obstacle(local, k, obstacle, t) for k, obstacle in enumerate(self._obstacles)
         ]
@@ -442,23 +442,42 @@ class ContactSearch:
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
     ) -> tuple[IntArray, IntArray]:
-        """Segment pairs (first, second) whose inflated spheres overlap, evaluated here."""
+        """Segment pairs (first, second) to evaluate here.
+
+        The grid kernel of :mod:`~fe_rodcontact.contact.compiled`, or with ``everything``
+        all pairs filtered by the same tests in numpy (the reference the tests compare with).
+        """
         rank = self._rods.comm.rank
         n = len(segments)
         if n < 2:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         centre, rho = segments.bounding_spheres()
         reach = rho + segments.radius
-        if everything:
-            i, j = np.triu_indices(n, k=1)
-        else:
-            tree = cKDTree(centre)
-            pairs = tree.query_pairs(2 * reach.max() + self._margin, output_type="ndarray")
-            i, j = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-            close = (
-                np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+        c = segments.coefficients
+        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
+        if not everything:
+            return compiled.near_pairs(
+                centre,
+                reach,
+                self._margin,
+                segments.rod,
+                segments.element,
+                segments.s0,
+                segments.s1,
+                owner,
+                rank,
+                self._allowed,
+                self._exclusion,
+                np.asarray(self._rods.lengths, dtype=float),
+                np.asarray(self._rods.closed, dtype=bool),
+                c,
+                bulge,
+                segments.radius,
             )
-            i, j = i[close], j[close]
+        # Brute force (the reference for tests): every pair of segments, same tests.
+        i, j = np.triu_indices(n, k=1)
+        close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+        i, j = i[close], j[close]
         rod_i, rod_j = segments.rod[i], segments.rod[j]
         keep = self._allowed[rod_i, rod_j]
         # Canonical order: first has the smaller (rod, element) key.
@@ -500,6 +519,26 @@ class ContactSearch:
             )
             drop = near & ~far
             first, second = first[~drop], second[~drop]
+        # Cheap lower bound first: the distance of the chords minus how far each curve
+        # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
+        # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
+        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
+        start, end = c[:, 0], c.sum(axis=1)
+        pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
+        chord_distance = np.linalg.norm(
+            (start[second] + pb[:, None] * (end[second] - start[second]))
+            - (start[first] + pa[:, None] * (end[first] - start[first])),
+            axis=1,
+        )
+        bound = (
+            chord_distance
+            - bulge[first]
+            - bulge[second]
+            - segments.radius[first]
+            - segments.radius[second]
+        )
+        near = bound <= self._margin
+        first, second = first[near], second[near]
         return first, second
 
     def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
@@ -529,28 +568,30 @@ class ContactSearch:
         return np.max([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)], axis=0)
 
     # -- narrow phase ---------------------------------------------------------------------------
-    def _rod_pairs(self, seg: SegmentArrays, first: IntArray, second: IntArray) -> RawContacts:
+    def _rod_pairs(
+        self, seg: SegmentArrays, first: IntArray, second: IntArray, compiled_kernels: bool
+    ) -> RawContacts:
         if len(first) == 0:
             return RawContacts.empty()
-        # Cheap lower bound first: the distance of the chords minus how far each curve
-        # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
-        # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
+        if compiled_kernels:
+            pair, mode, xa, xb, sample = compiled.narrow_pairs(
+                seg.coefficients,
+                seg.radius,
+                first,
+                second,
+                self._margin,
+                self._sin_line,
+                self._line_xi,
+            )
+        else:
+            pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
+        return self._assemble(seg, first[pair], second[pair], mode, xa, xb, sample)
+
+    def _narrow_numpy(
+        self, seg: SegmentArrays, first: IntArray, second: IntArray
+    ) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+        """Reference narrow phase: (pair, mode, ξ_a, ξ_b, Gauss point) of results in margin."""
         c = seg.coefficients
-        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
-        start, end = c[:, 0], c.sum(axis=1)
-        pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
-        chord_distance = np.linalg.norm(
-            (start[second] + pb[:, None] * (end[second] - start[second]))
-            - (start[first] + pa[:, None] * (end[first] - start[first])),
-            axis=1,
-        )
-        bound = (
-            chord_distance - bulge[first] - bulge[second] - seg.radius[first] - seg.radius[second]
-        )
-        near = bound <= self._margin
-        first, second = first[near], second[near]
-        if len(first) == 0:
-            return RawContacts.empty()
         ca, cb = c[first], c[second]
         chord_a, _ = _unit(ca.sum(axis=1) - ca[:, 0])
         chord_b, _ = _unit(cb.sum(axis=1) - cb[:, 0])
@@ -568,31 +609,54 @@ class ContactSearch:
         singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
         fallback = singular | ~converged
         line[point[fallback]] = True
-        keep_point = ~fallback
-        point = point[keep_point]
-        results = [
-            self._point_results(seg, first[point], second[point], xa[keep_point], xb[keep_point]),
-            self._line_results(seg, first[line], second[line]),
-        ]
-        return RawContacts.concatenate(results)
+        gap = np.linalg.norm(d, axis=1) - seg.radius[first[point]] - seg.radius[second[point]]
+        keep = ~fallback & (gap <= self._margin)
+        point_pairs, point_xa, point_xb = point[keep], xa[keep], xb[keep]
+        # Line contact: Gauss points of segment a projected on segment b.
+        k = len(self._line_xi)
+        line_pairs = np.repeat(np.flatnonzero(line), k)
+        line_xa = np.tile(self._line_xi, int(line.sum()))
+        line_sample = np.tile(np.arange(k), int(line.sum()))
+        ra, _, _ = evaluate(c[first[line_pairs]], line_xa)
+        line_xb, _ = point_segment_closest(ra, c[second[line_pairs]])
+        rb, _, _ = evaluate(c[second[line_pairs]], line_xb)
+        gap = (
+            np.linalg.norm(rb - ra, axis=1)
+            - seg.radius[first[line_pairs]]
+            - seg.radius[second[line_pairs]]
+        )
+        inside = gap <= self._margin
+        return (
+            np.concatenate([point_pairs, line_pairs[inside]]),
+            np.concatenate(
+                [np.full(len(point_pairs), MODE_POINT), np.full(int(inside.sum()), MODE_LINE)]
+            ).astype(np.int64),
+            np.concatenate([point_xa, line_xa[inside]]),
+            np.concatenate([point_xb, line_xb[inside]]),
+            np.concatenate([np.full(len(point_pairs), -1), line_sample[inside]]).astype(np.int64),
+        )
 
-    def _point_results(
-        self, seg: SegmentArrays, a: IntArray, b: IntArray, xa: FloatArray, xb: FloatArray
+    def _assemble(
+        self,
+        seg: SegmentArrays,
+        a: IntArray,
+        b: IntArray,
+        mode: IntArray,
+        xa: FloatArray,
+        xb: FloatArray,
+        sample: IntArray,
     ) -> RawContacts:
+        """Contacts from closest parameters: gaps, normals, points, tangency, weights."""
         ra, da, _ = evaluate(seg.coefficients[a], xa)
         rb, db, _ = evaluate(seg.coefficients[b], xb)
         d = rb - ra
         n, dist = _unit(d)
         Ra, Rb = seg.radius[a], seg.radius[b]
         gap = dist - Ra - Rb
-        keep = gap <= self._margin
-        a, b, xa, xb = a[keep], b[keep], xa[keep], xb[keep]
-        ra, rb, da, db, d, n, dist, gap = (v[keep] for v in (ra, rb, da, db, d, n, dist, gap))
-        Ra, Rb = seg.radius[a], seg.radius[b]
         n = self._safe_normal(n, dist, da, db)
-        s_a = seg.s0[a] + xa * (seg.s1[a] - seg.s0[a])
-        s_b = seg.s0[b] + xb * (seg.s1[b] - seg.s0[b])
+        line = mode == MODE_LINE
         status_a = self._status(xa, seg.first[a], seg.last[a])
+        status_a[line] = _INTERIOR
         status_b = self._status(xb, seg.first[b], seg.last[b])
         kind = np.where(seg.rod[a] == seg.rod[b], KIND_SELF, KIND_ROD)
         tangency = np.column_stack(
@@ -601,27 +665,30 @@ class ContactSearch:
                 _dot(d, db) / np.maximum(dist * np.linalg.norm(db, axis=1), 1e-300),
             ]
         )
-        out = RawContacts(
+        weight = np.where(
+            line, self._line_w[np.maximum(sample, 0)] * np.abs(seg.s1[a] - seg.s0[a]), 0.0
+        )
+        at_end = np.where(line, status_b == _END, (status_a == _END) | (status_b == _END))
+        return RawContacts(
             kind=kind.astype(np.int64),
-            mode=np.full(len(a), MODE_POINT, np.int64),
+            mode=mode.astype(np.int64),
             rod_a=seg.rod[a],
             rod_b=seg.rod[b],
             element_a=seg.element[a],
             element_b=seg.element[b],
-            sample=np.full(len(a), -1, np.int64),
-            s_a=s_a,
-            s_b=s_b,
+            sample=sample.astype(np.int64),
+            s_a=seg.s0[a] + xa * (seg.s1[a] - seg.s0[a]),
+            s_b=seg.s0[b] + xb * (seg.s1[b] - seg.s0[b]),
             gap=gap,
             normal=n,
             point=ra + (Ra / (Ra + Rb))[:, None] * n * dist[:, None],
             centre_a=ra,
             centre_b=rb,
             tangency=tangency,
-            weight=np.zeros(len(a)),
-            at_end=(status_a == _END) | (status_b == _END),
+            weight=weight,
+            at_end=at_end,
             clamp=np.column_stack([status_a, status_b]),
         )
-        return out
 
     @staticmethod
     def _status(xi: FloatArray, first: BoolArray, last: BoolArray) -> IntArray:
@@ -643,57 +710,6 @@ class ContactSearch:
             n = n.copy()
             n[degenerate] = alt
         return n
-
-    def _line_results(self, seg: SegmentArrays, a: IntArray, b: IntArray) -> RawContacts:
-        if len(a) == 0:
-            return RawContacts.empty()
-        k = len(self._line_xi)
-        a_rep, b_rep = np.repeat(a, k), np.repeat(b, k)
-        xa = np.tile(self._line_xi, len(a))
-        sample = np.tile(np.arange(k), len(a))
-        ra, da, _ = evaluate(seg.coefficients[a_rep], xa)
-        xb, _ = point_segment_closest(ra, seg.coefficients[b_rep])
-        rb, db, _ = evaluate(seg.coefficients[b_rep], xb)
-        d = rb - ra
-        n, dist = _unit(d)
-        gap = dist - seg.radius[a_rep] - seg.radius[b_rep]
-        keep = gap <= self._margin
-        idx = np.flatnonzero(keep)
-        a_rep, b_rep, xa, xb, sample = a_rep[idx], b_rep[idx], xa[idx], xb[idx], sample[idx]
-        ra, rb, da, db, d, n, dist, gap = (v[idx] for v in (ra, rb, da, db, d, n, dist, gap))
-        n = self._safe_normal(n, dist, da, db)
-        Ra, Rb = seg.radius[a_rep], seg.radius[b_rep]
-        length_a = np.abs(seg.s1[a_rep] - seg.s0[a_rep])
-        weight = np.tile(self._line_w, len(a))[idx] * length_a
-        status_b = self._status(xb, seg.first[b_rep], seg.last[b_rep])
-        kind = np.where(seg.rod[a_rep] == seg.rod[b_rep], KIND_SELF, KIND_ROD)
-        tangency = np.column_stack(
-            [
-                _dot(d, da) / np.maximum(dist * np.linalg.norm(da, axis=1), 1e-300),
-                _dot(d, db) / np.maximum(dist * np.linalg.norm(db, axis=1), 1e-300),
-            ]
-        )
-        out = RawContacts(
-            kind=kind.astype(np.int64),
-            mode=np.full(len(idx), MODE_LINE, np.int64),
-            rod_a=seg.rod[a_rep],
-            rod_b=seg.rod[b_rep],
-            element_a=seg.element[a_rep],
-            element_b=seg.element[b_rep],
-            sample=sample.astype(np.int64),
-            s_a=seg.s0[a_rep] + xa * (seg.s1[a_rep] - seg.s0[a_rep]),
-            s_b=seg.s0[b_rep] + xb * (seg.s1[b_rep] - seg.s0[b_rep]),
-            gap=gap,
-            normal=n,
-            point=ra + (Ra / (Ra + Rb))[:, None] * n * dist[:, None],
-            centre_a=ra,
-            centre_b=rb,
-            tangency=tangency,
-            weight=weight,
-            at_end=status_b == _END,
-            clamp=np.column_stack([np.zeros(len(idx), np.int64), status_b]),
-        )
-        return out
 
     def _obstacle(
         self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float

@@ -1,0 +1,417 @@
+"""Compiled (numba) kernels of the contact search: broad phase on a grid, closest points.
+
+These are loops over segments and candidate pairs that numpy would have to materialise as
+arrays of all candidates (six or more per segment for a coil whose turns almost touch); numba
+runs them without the intermediate arrays. The algorithms are those of the vectorised numpy
+reference in :mod:`fe_rodcontact.contact.closest` (which the tests compare against, and which
+``ContactSearch.find(brute_force=True)`` uses):
+
+- :func:`near_pairs`: a uniform grid of cells of size 2·max(reach) + margin (segments sorted
+  by cell; each occupied cell is paired with itself and its 13 "forward" neighbours, so every
+  unordered pair is visited once), then per pair: bounding spheres, allowed rod pair, owner of
+  the segment with the smaller (rod, element) key, self-contact exclusion, and the chord lower
+  bound (chord distance − deviations of the curves from their chords − radii ≤ margin).
+- :func:`narrow_pairs`: per candidate, point or line contact as in
+  ``ContactSearch._narrow_numpy``, with the same projected Newton on ½|r_b − r_a|² (step
+  shortened to the box) as :mod:`~fe_rodcontact.contact.closest`; it returns only what lies
+  within the margin.
+
+Compiled on first use and cached on disk by numba (``cache=True``).
+"""
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["narrow_pairs", "near_pairs"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@numba.njit(cache=True, inline="always")
+def _dot3(ax: float, ay: float, az: float, bx: float, by: float, bz: float) -> float:
+    return ax * bx + ay * by + az * bz
+
+
+@numba.njit(cache=True, inline="always")
+def _chord_closest(
+    ax: float, ay: float, az: float, ux: float, uy: float, uz: float,
+    bx: float, by: float, bz: float, vx: float, vy: float, vz: float,
+) -> tuple[float, float, float]:  # fmt: skip
+    """Closest parameters of the chords a + ξ u and b + η v on [0, 1]², and their distance."""
+    wx, wy, wz = ax - bx, ay - by, az - bz
+    aa = _dot3(ux, uy, uz, ux, uy, uz)
+    bb = _dot3(ux, uy, uz, vx, vy, vz)
+    ee = _dot3(vx, vy, vz, vx, vy, vz)
+    cc = _dot3(ux, uy, uz, wx, wy, wz)
+    ff = _dot3(vx, vy, vz, wx, wy, wz)
+    denom = aa * ee - bb * bb
+    if denom <= 1e-14 * max(aa * ee, 1e-300):
+        xa = 0.0
+    else:
+        xa = min(max((bb * ff - cc * ee) / denom, 0.0), 1.0)
+    xb = (bb * xa + ff) / max(ee, 1e-300)
+    if xb < 0.0:
+        xb = 0.0
+        xa = min(max(-cc / max(aa, 1e-300), 0.0), 1.0)
+    elif xb > 1.0:
+        xb = 1.0
+        xa = min(max((bb - cc) / max(aa, 1e-300), 0.0), 1.0)
+    dx = wx + xa * ux - xb * vx
+    dy = wy + xa * uy - xb * vy
+    dz = wz + xa * uz - xb * vz
+    return xa, xb, np.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@numba.njit(cache=True, inline="always")
+def _chord(c: FloatArray, p: int) -> tuple[float, float, float, float, float, float]:
+    """Start point and chord vector r(1) − r(0) of segment p."""
+    return (
+        c[p, 0, 0], c[p, 0, 1], c[p, 0, 2],
+        c[p, 1, 0] + c[p, 2, 0] + c[p, 3, 0],
+        c[p, 1, 1] + c[p, 2, 1] + c[p, 3, 1],
+        c[p, 1, 2] + c[p, 2, 2] + c[p, 3, 2],
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _along(s: float, t: float, length: float, closed: bool) -> float:
+    d = abs(s - t)
+    if closed:
+        return min(d, length - d)
+    return d
+
+
+@numba.njit(cache=True)
+def _excluded(
+    a0: float, a1: float, b0: float, b1: float, length: float, closed: bool, exclusion: float
+) -> bool:
+    """Whether two element intervals of one rod lie entirely within the exclusion length."""
+    span = max(
+        _along(a0, b0, length, closed),
+        _along(a0, b1, length, closed),
+        _along(a1, b0, length, closed),
+        _along(a1, b1, length, closed),
+    )
+    return span <= exclusion
+
+
+@numba.njit(cache=True)
+def near_pairs(
+    centre: FloatArray,
+    reach: FloatArray,
+    margin: float,
+    rod: IntArray,
+    element: IntArray,
+    s0: FloatArray,
+    s1: FloatArray,
+    owner: IntArray,
+    rank: int,
+    allowed: npt.NDArray[np.bool_],
+    exclusion: FloatArray,
+    lengths: FloatArray,
+    closed: npt.NDArray[np.bool_],
+    coefficients: FloatArray,
+    bulge: FloatArray,
+    radius: FloatArray,
+) -> tuple[IntArray, IntArray]:
+    """Candidate segment pairs (first, second) for this rank's narrow phase.
+
+    Returns the pairs whose bounding spheres overlap (within the margin), whose rods may
+    touch, whose first segment (smaller key) this rank owns, which self-contact exclusion keeps,
+    and whose chord lower bound is within the margin.
+    """
+    n = centre.shape[0]
+    first = np.empty(max(16, 4 * n), dtype=np.int64)
+    second = np.empty(max(16, 4 * n), dtype=np.int64)
+    count = 0
+    if n < 2:
+        return first[:0], second[:0]
+    size = 2.0 * reach.max() + margin
+    low = np.empty(3)
+    for k in range(3):
+        low[k] = centre[:, k].min()
+    cells = np.empty((n, 3), dtype=np.int64)
+    extent = np.zeros(3, dtype=np.int64)
+    for i in range(n):
+        for k in range(3):
+            c = np.int64((centre[i, k] - low[k]) / size)
+            cells[i, k] = c
+            if c + 1 > extent[k]:
+                extent[k] = c + 1
+    nx, ny = extent[0] + 2, extent[1] + 2
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = (cells[i, 0] + 1) + nx * ((cells[i, 1] + 1) + ny * (cells[i, 2] + 1))
+    order = np.argsort(ids, kind="mergesort")
+    sorted_ids = ids[order]
+    # Occupied cells as (id, start, stop) in the sorted order.
+    unique = np.empty(n, dtype=np.int64)
+    starts = np.empty(n + 1, dtype=np.int64)
+    m = 0
+    for k in range(n):
+        if k == 0 or sorted_ids[k] != sorted_ids[k - 1]:
+            unique[m] = sorted_ids[k]
+            starts[m] = k
+            m += 1
+    starts[m] = n
+    unique = unique[:m]
+    # 13 forward neighbour offsets (and the cell itself, handled apart).
+    offsets = np.empty(13, dtype=np.int64)
+    q = 0
+    for dz in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                linear = dx + nx * (dy + ny * dz)
+                if linear > 0:
+                    offsets[q] = linear
+                    q += 1
+    for c in range(m):
+        for o in range(14):
+            if o == 13:
+                other = c
+            else:
+                target = unique[c] + offsets[o]
+                other = np.searchsorted(unique, target)
+                if other >= m or unique[other] != target:
+                    continue
+            for ki in range(starts[c], starts[c + 1]):
+                i = order[ki]
+                begin = starts[other]
+                if other == c:
+                    begin = ki + 1
+                for kj in range(begin, starts[other + 1]):
+                    j = order[kj]
+                    dx0 = centre[i, 0] - centre[j, 0]
+                    dx1 = centre[i, 1] - centre[j, 1]
+                    dx2 = centre[i, 2] - centre[j, 2]
+                    limit = reach[i] + reach[j] + margin
+                    if dx0 * dx0 + dx1 * dx1 + dx2 * dx2 > limit * limit:
+                        continue
+                    ri, rj = rod[i], rod[j]
+                    if not allowed[ri, rj]:
+                        continue
+                    a, b = i, j
+                    if rj < ri or (rj == ri and element[j] < element[i]):
+                        a, b = j, i
+                    if owner[a] != rank:
+                        continue
+                    if ri == rj and _excluded(
+                        s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
+                    ):
+                        continue
+                    ax, ay, az, ux, uy, uz = _chord(coefficients, a)
+                    bx, by, bz, vx, vy, vz = _chord(coefficients, b)
+                    distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
+                    bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
+                    if bound > margin:
+                        continue
+                    if count == first.shape[0]:
+                        grown_first = np.empty(2 * count, dtype=np.int64)
+                        grown_second = np.empty(2 * count, dtype=np.int64)
+                        grown_first[:count] = first
+                        grown_second[:count] = second
+                        first, second = grown_first, grown_second
+                    first[count] = a
+                    second[count] = b
+                    count += 1
+    return first[:count], second[:count]
+
+
+@numba.njit(cache=True, inline="always")
+def _evaluate(c: FloatArray, p: int, k: int, xi: float) -> tuple[float, float, float]:
+    """Component k of r, r_ξ and r_ξξ of segment p at ξ."""
+    c0, c1, c2, c3 = c[p, 0, k], c[p, 1, k], c[p, 2, k], c[p, 3, k]
+    return (
+        c0 + xi * (c1 + xi * (c2 + xi * c3)),
+        c1 + xi * (2.0 * c2 + 3.0 * xi * c3),
+        2.0 * c2 + 6.0 * xi * c3,
+    )
+
+
+@numba.njit(cache=True)
+def _closest_pair(
+    ca: FloatArray, pa: int, cb: FloatArray, pb: int, iterations: int, tolerance: float
+) -> tuple[float, float, bool, float, float]:
+    """Projected Newton for one pair.
+
+    Returns:
+        ξ_a, ξ_b, converged, distance, det(H)/(|r_a'|²|r_b'|²) at the result.
+    """
+    ax, ay, az, ux, uy, uz = _chord(ca, pa)
+    bx, by, bz, vx, vy, vz = _chord(cb, pb)
+    xa, xb, _ = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)
+    converged = False
+    for _ in range(iterations + 1):
+        ga = gb = haa = hbb = hab = scale_a = scale_b = size = 0.0
+        for k in range(3):
+            ra, da, dda = _evaluate(ca, pa, k, xa)
+            rb, db, ddb = _evaluate(cb, pb, k, xb)
+            d = rb - ra
+            ga -= d * da
+            gb += d * db
+            scale_a += da * da
+            scale_b += db * db
+            haa += da * da - d * dda
+            hbb += db * db + d * ddb
+            hab -= da * db
+            size += d * d
+        size = np.sqrt(size)
+        det = haa * hbb - hab * hab
+        relative_det = det / max(scale_a * scale_b, 1e-300)
+        if converged:
+            return xa, xb, True, size, relative_det
+        hold_a = (xa <= 0.0 and ga > 0.0) or (xa >= 1.0 and ga < 0.0)
+        hold_b = (xb <= 0.0 and gb > 0.0) or (xb >= 1.0 and gb < 0.0)
+        if (hold_a or abs(ga) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_a)) and (
+            hold_b or abs(gb) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_b)
+        ):
+            return xa, xb, True, size, relative_det
+        haa_safe = haa if haa > 1e-12 * scale_a else scale_a + 1e-300
+        hbb_safe = hbb if hbb > 1e-12 * scale_b else scale_b + 1e-300
+        good = det > 1e-14 * scale_a * scale_b and haa > 0.0 and hbb > 0.0
+        if not hold_a and not hold_b and good:
+            step_a = -(hbb * ga - hab * gb) / det
+            step_b = -(haa * gb - hab * ga) / det
+        else:
+            step_a = 0.0 if hold_a else -ga / haa_safe
+            step_b = 0.0 if hold_b else -gb / hbb_safe
+            if not hold_a and not hold_b:
+                step_b = 0.0
+        alpha = 1.0
+        for x, step in ((xa, step_a), (xb, step_b)):
+            if step > 0.0:
+                to_bound = (1.0 - x) / step
+            elif step < 0.0:
+                to_bound = -x / step
+            else:
+                to_bound = np.inf
+            if 0.0 < to_bound < alpha:
+                alpha = to_bound
+        new_a = min(max(xa + alpha * step_a, 0.0), 1.0)
+        new_b = min(max(xb + alpha * step_b, 0.0), 1.0)
+        change = max(abs(new_a - xa), abs(new_b - xb))
+        xa, xb = new_a, new_b
+        converged = change <= tolerance
+    return xa, xb, False, size, 0.0
+
+
+@numba.njit(cache=True)
+def _project(
+    cb: FloatArray, pb: int, x: float, y: float, z: float, iterations: int, tolerance: float
+) -> tuple[float, float]:
+    """ξ of the point of segment pb closest to (x, y, z), and the distance."""
+    along = chord2 = 0.0
+    point = (x, y, z)
+    for k in range(3):
+        chord = cb[pb, 1, k] + cb[pb, 2, k] + cb[pb, 3, k]
+        along += (point[k] - cb[pb, 0, k]) * chord
+        chord2 += chord * chord
+    xi = min(max(along / max(chord2, 1e-300), 0.0), 1.0)
+    for _ in range(iterations):
+        g = scale = h = 0.0
+        for k in range(3):
+            r, dr, ddr = _evaluate(cb, pb, k, xi)
+            d = r - point[k]
+            g += d * dr
+            scale += dr * dr
+            h += dr * dr + d * ddr
+        if h <= 1e-12 * scale:
+            h = scale + 1e-300
+        new = min(max(xi - g / h, 0.0), 1.0)
+        change = abs(new - xi)
+        xi = new
+        if change <= tolerance:
+            break
+    distance = 0.0
+    for k in range(3):
+        r, _, _ = _evaluate(cb, pb, k, xi)
+        distance += (r - point[k]) ** 2
+    return xi, np.sqrt(distance)
+
+
+@numba.njit(cache=True)
+def narrow_pairs(
+    coefficients: FloatArray,
+    radius: FloatArray,
+    first: IntArray,
+    second: IntArray,
+    margin: float,
+    sin_line: float,
+    line_points: FloatArray,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+    """Compiled narrow phase: (pair, mode, ξ_a, ξ_b, Gauss point) of the results in margin.
+
+    Mode 0 (point): the closest points, unless the chords make an angle below
+    asin(sin_line) or the distance Hessian is singular (det ≤ 1e-10 |r_a'|²|r_b'|²) or Newton
+    did not converge; then mode 1 (line): the Gauss points ``line_points`` of segment a, each
+    with its closest point on segment b.
+    """
+    n = first.shape[0]
+    capacity = max(16, n // 4)
+    pair = np.empty(capacity, dtype=np.int64)
+    mode = np.empty(capacity, dtype=np.int64)
+    xa_out = np.empty(capacity)
+    xb_out = np.empty(capacity)
+    sample = np.empty(capacity, dtype=np.int64)
+    count = 0
+    c = coefficients
+    for p in range(n):
+        a, b = first[p], second[p]
+        _, _, _, ux, uy, uz = _chord(c, a)
+        _, _, _, vx, vy, vz = _chord(c, b)
+        ua2 = _dot3(ux, uy, uz, ux, uy, uz)
+        vb2 = _dot3(vx, vy, vz, vx, vy, vz)
+        cx, cy, cz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        cross2 = cx * cx + cy * cy + cz * cz
+        line = cross2 < sin_line * sin_line * ua2 * vb2
+        if not line:
+            xa, xb, converged, distance, relative_det = _closest_pair(c, a, c, b, 40, 1e-11)
+            if relative_det <= 1e-10 or not converged:
+                line = True
+            elif distance - radius[a] - radius[b] <= margin:
+                if count + 1 > capacity:
+                    capacity *= 2
+                    pair, mode, xa_out, xb_out, sample = _grow(
+                        pair, mode, xa_out, xb_out, sample, capacity
+                    )
+                pair[count], mode[count] = p, 0
+                xa_out[count], xb_out[count], sample[count] = xa, xb, -1
+                count += 1
+        if line:
+            for q in range(line_points.shape[0]):
+                xi = line_points[q]
+                x, _, _ = _evaluate(c, a, 0, xi)
+                y, _, _ = _evaluate(c, a, 1, xi)
+                z, _, _ = _evaluate(c, a, 2, xi)
+                xb, distance = _project(c, b, x, y, z, 40, 1e-11)
+                if distance - radius[a] - radius[b] <= margin:
+                    if count + 1 > capacity:
+                        capacity *= 2
+                        pair, mode, xa_out, xb_out, sample = _grow(
+                            pair, mode, xa_out, xb_out, sample, capacity
+                        )
+                    pair[count], mode[count] = p, 1
+                    xa_out[count], xb_out[count], sample[count] = xi, xb, q
+                    count += 1
+    return pair[:count], mode[:count], xa_out[:count], xb_out[:count], sample[:count]
+
+
+@numba.njit(cache=True)
+def _grow(
+    pair: IntArray,
+    mode: IntArray,
+    xa: FloatArray,
+    xb: FloatArray,
+    sample: IntArray,
+    capacity: int,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+    n = pair.shape[0]
+    new_pair = np.empty(capacity, dtype=np.int64)
+    new_mode = np.empty(capacity, dtype=np.int64)
+    new_xa = np.empty(capacity)
+    new_xb = np.empty(capacity)
+    new_sample = np.empty(capacity, dtype=np.int64)
+    new_pair[:n], new_mode[:n], new_xa[:n], new_xb[:n], new_sample[:n] = pair, mode, xa, xb, sample
+    return new_pair, new_mode, new_xa, new_xb, new_sample
