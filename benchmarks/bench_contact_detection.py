@@ -19,11 +19,11 @@ What is timed
 -------------
 ``ContactSearch.find()`` (segments of the current configuration, exchange, broad phase,
 narrow phase, gathering and selection), median of ``--repeats`` calls, wall clock. Next to
-it, in the same process: one Newton iteration of a clamped rod with the *helix* mesh of the
-same size (Jacobian assembly + LU factor/solve + residual, through the SNES callbacks of
-:class:`~fe_rodcontact.statics.StaticProblem`, as in ``bench_newton_iteration.py``); the soup
-is compared with the helix iteration of the same number of elements (an iteration's cost
-depends on the number and degree of the elements, not on the shape). Under ``mpiexec -n 2``
+it, in the same process: one Newton iteration of a clamped straight P1 rod with the same
+number of elements (Jacobian assembly + LU factor/solve + residual, through the SNES
+callbacks of :class:`~fe_rodcontact.statics.StaticProblem`: ``RodIteration`` of
+``bench_newton_iteration.py``). An iteration's cost depends on the number and degree of the
+elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2``
 the table also gives the bytes each rank sent per search (halo nodes, segments near the other
 rank's box, results), summed over ranks.
 
@@ -42,14 +42,12 @@ from mpi4py import MPI
 import basix.ufl
 import dolfinx.fem.petsc
 import numpy as np
+from bench_newton_iteration import RodIteration, make_rods
 
 from fe_rodcontact.contact import ContactSearch
 from fe_rodcontact.curves import Curve, helix, polyline, straight
-from fe_rodcontact.loads import EndMoment, Support
-from fe_rodcontact.mesh import RodMesh, create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.mesh import create_rod_mesh
 from fe_rodcontact.section import Section
-from fe_rodcontact.statics import StaticProblem
 
 RADIUS, MARGIN = 0.05, 0.01
 PER_TURN = 32
@@ -96,37 +94,16 @@ def soup_scene(elements: int, seed: int = 1) -> list[Curve]:
     return curves
 
 
-class NewtonIteration:
-    """One Newton iteration (Jacobian + LU + residual) of a clamped rod on a given mesh."""
+def newton_iteration_seconds(elements: int, repeats: int) -> float:
+    """Median wall time of one Newton iteration of a straight clamped P1 rod of ``elements``.
 
-    def __init__(self, rods: RodMesh):
-        self.rod = CosseratRod(rods, [SECTION] * rods.num_rods)
-        length = rods.lengths[0]
-        moment = (0.0, 0.3 * SECTION.EI1 / length, SECTION.GJ / length)
-        supports = [Support.clamped(i, "start") for i in range(rods.num_rods)]
-        problem = StaticProblem(
-            self.rod, supports, [EndMoment(0, "end", moment)], petsc_options_prefix="bench_det_"
-        )
-        self.problem = problem
-        converged, _ = problem.solve_at(0.1)
-        if not converged:
-            raise RuntimeError("benchmark rod did not converge")
-        self.start = self.rod.state.x.array.copy()
-        snes = problem.solver
-        self.snes, self.F, self.A = snes, snes.getFunction()[0], snes.getJacobian()[0]
-        self.ksp = snes.getKSP()
-        self.ksp.setOperators(self.A, self.A)
-        self.x, self.dx = self.F.duplicate(), self.F.duplicate()
-        problem.solve_at(0.2)
-
-    def __call__(self) -> None:
-        self.rod.state.x.array[:] = self.start
-        dolfinx.fem.petsc.assign(self.rod.state, self.x)
-        self.snes.computeFunction(self.x, self.F)
-        self.snes.computeJacobian(self.x, self.A, self.A)
-        self.ksp.solve(self.F, self.dx)
-        self.x.axpy(-1.0, self.dx)
-        self.snes.computeFunction(self.x, self.F)
+    ``RodIteration`` of ``bench_newton_iteration.py``: Jacobian assembly, LU factor/solve and
+    residual through the SNES callbacks (same number of elements and dofs, hence the same
+    sparsity, as the scene's rods; an iteration's cost does not depend on their shape).
+    """
+    iteration = RodIteration(make_rods(elements, 1))
+    times = [iteration.iteration() for _ in range(repeats)]
+    return float(np.median([sum(t[0] for t in parts) for parts in times]))
 
 
 def main() -> None:
@@ -148,8 +125,8 @@ def main() -> None:
                 elements = [None] * len(curves)
             rods = create_rod_mesh(comm, curves, elements=elements, degree=1)
             total = comm.allreduce(rods.mesh.topology.index_map(1).size_local)
-            if scene == "helix" and not args.no_newton:
-                newton_seconds[size] = median_seconds(NewtonIteration(rods), 3)
+            if size not in newton_seconds and not args.no_newton:
+                newton_seconds[size] = newton_iteration_seconds(total, 3)
             element = basix.ufl.element("Lagrange", "interval", 1, shape=(3,))
             u = dolfinx.fem.Function(dolfinx.fem.functionspace(rods.mesh, element))
             search = ContactSearch(rods, u, [RADIUS] * rods.num_rods, margin=MARGIN)

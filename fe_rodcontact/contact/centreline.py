@@ -31,6 +31,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.compiled import segment_bounds
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
 
@@ -156,15 +157,15 @@ class SegmentArrays:
         With u = ξ − ½ the segment is a₀ + a₁u + a₂u² + a₃u³, |u| ≤ ½, so
         |r − a₀| ≤ |a₁|/2 + |a₂|/4 + |a₃|/8.
         """
-        c = self.coefficients
-        c0, c1, c2, c3 = (c[:, j] for j in range(4))
-        a0 = c0 + c1 / 2 + c2 / 4 + c3 / 8
-        a1 = c1 + c2 + 0.75 * c3
-        a2 = c2 + 1.5 * c3
-        a3 = c3
-        norm = np.linalg.norm
-        radius = norm(a1, axis=1) / 2 + norm(a2, axis=1) / 4 + norm(a3, axis=1) / 8
-        return a0, radius
+        centre, radius, _ = segment_bounds(self.coefficients)
+        return centre, radius
+
+    def bounds(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Bounding spheres (centre, radius) and a bound of |r(ξ) − chord(ξ)| on [0, 1].
+
+        r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), so |r − chord| ≤ |c₂|/4 + 2|c₃|/(3√3).
+        """
+        return segment_bounds(self.coefficients)
 
 
 class Centreline:
@@ -265,6 +266,11 @@ class Centreline:
         self._geometry_dofs = geometry_dofs
         self._field_dofs = field_dofs
         self._element_length = np.abs(s1 - s0)
+        all_geometry = mesh.geometry.dofmaps[0]
+        self._node_field_dof = np.zeros(len(mesh.geometry.x), dtype=np.int64)
+        self._node_field_dof[all_geometry.ravel()] = self._displacement.function_space.dofmap.list[
+            : len(all_geometry)
+        ].ravel()
 
         if self._representation != "smooth":
             return
@@ -295,14 +301,30 @@ class Centreline:
         self._local_field = local_field[order][first_at]
         wanted = control[(control >= 0)]
         missing = np.setdiff1d(wanted, local_input)
-        # Who has what: every rank announces the (few) nodes it misses.
+        # Who sends what, fixed by the topology: every rank announces the (few) nodes it misses,
+        # the ranks that have them answer with the list they will send every update.
         requests = comm.allgather(missing)
-        self._provide = [
+        provide = [
             np.intersect1d(req, local_input) if r != comm.rank else np.zeros(0, np.int64)
             for r, req in enumerate(requests)
         ]
-        self._control = control
-        self._missing = missing
+        self._provide_geometry = [
+            self._local_geometry[np.searchsorted(local_input, p)] for p in provide
+        ]
+        receive = comm.alltoall(provide) if comm.size > 1 else provide
+        all_ids = np.concatenate([local_input, *receive])
+        order = np.argsort(all_ids, kind="stable")
+        sorted_ids = all_ids[order]
+        valid = control >= 0
+        where = np.searchsorted(sorted_ids, control[valid])
+        if np.any(where >= len(sorted_ids)) or np.any(
+            sorted_ids[np.minimum(where, len(sorted_ids) - 1)] != control[valid]
+        ):
+            raise RuntimeError("a smooth-centreline control node was neither local nor received.")
+        # One gather per update: phantom entries read a row of zeros appended to the values.
+        positions = np.full(control.shape, len(all_ids), dtype=np.int64)
+        positions[valid] = order[where]
+        self._control_position = positions.ravel()
         # Phantom nodes: mirror the neighbour through the end node.
         self._phantom_before = control[:, 0] < 0
         self._phantom_after = control[:, 3] < 0
@@ -335,12 +357,8 @@ class Centreline:
 
     def current_nodes(self) -> FloatArray:
         """Current coordinates of the local geometry nodes (reference + displacement)."""
-        mesh = self._rods.mesh
-        x = mesh.geometry.x.copy()
         u = self._displacement.x.array.reshape(-1, 3)
-        dofs = self._displacement.function_space.dofmap.list
-        x[mesh.geometry.dofmaps[0].ravel()] += u[dofs.ravel()]
-        return x
+        return self._rods.mesh.geometry.x + u[self._node_field_dof]
 
     def segments(self) -> tuple[SegmentArrays, int]:
         """The owned segments of the current configuration (collective for ``"smooth"``).
@@ -374,32 +392,12 @@ class Centreline:
 
     def _control_points(self, x: FloatArray) -> tuple[FloatArray, int]:
         comm = self._rods.comm
-        outgoing = []
-        for provide in self._provide:
-            where = np.searchsorted(self._local_input, provide)
-            outgoing.append((provide, x[self._local_geometry[where]]))
-        sent = sum(p.nbytes + v.nbytes for p, v in outgoing)
-        incoming = comm.alltoall(outgoing) if comm.size > 1 else outgoing
-        known_index = [self._local_input]
-        known_x = [x[self._local_geometry]]
-        for index, values in incoming:
-            known_index.append(index)
-            known_x.append(values)
-        index = np.concatenate(known_index)
-        values = np.concatenate(known_x)
-        order = np.argsort(index, kind="stable")
-        index, values = index[order], values[order]
-        control = self._control
-        nodes = np.empty((len(control), 4, 3))
-        for j in range(4):
-            ids = control[:, j]
-            valid = ids >= 0
-            where = np.searchsorted(index, ids[valid])
-            nodes[valid, j] = values[where]
-        nodes[self._phantom_before, 0] = (
-            2 * nodes[self._phantom_before, 1] - nodes[self._phantom_before, 2]
-        )
-        nodes[self._phantom_after, 3] = (
-            2 * nodes[self._phantom_after, 2] - nodes[self._phantom_after, 1]
-        )
+        outgoing = [x[g] for g in self._provide_geometry]
+        sent = sum(v.nbytes for v in outgoing)
+        incoming = comm.alltoall(outgoing) if comm.size > 1 else []
+        values = np.concatenate([x[self._local_geometry], *incoming, np.zeros((1, 3))])
+        nodes = values[self._control_position].reshape(-1, 4, 3)
+        before, after = self._phantom_before, self._phantom_after
+        nodes[before, 0] = 2 * nodes[before, 1] - nodes[before, 2]
+        nodes[after, 3] = 2 * nodes[after, 2] - nodes[after, 1]
         return nodes, sent

@@ -23,7 +23,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["narrow_pairs", "near_pairs"]
+__all__ = ["narrow_pairs", "near_pairs", "segment_bounds"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -415,3 +415,34 @@ def _grow(
     new_sample = np.empty(capacity, dtype=np.int64)
     new_pair[:n], new_mode[:n], new_xa[:n], new_xb[:n], new_sample[:n] = pair, mode, xa, xb, sample
     return new_pair, new_mode, new_xa, new_xb, new_sample
+
+
+@numba.njit(cache=True)
+def segment_bounds(coefficients: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per segment: centre r(½), a bound of |r − r(½)| and a bound of |r − chord| on [0, 1].
+
+    With u = ξ − ½: r = a₀ + a₁u + a₂u² + a₃u³, so |r − a₀| ≤ |a₁|/2 + |a₂|/4 + |a₃|/8;
+    r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ) with |ξ²−ξ| ≤ ¼ and |ξ³−ξ| ≤ 2/(3√3).
+    """
+    n = coefficients.shape[0]
+    centre = np.empty((n, 3))
+    radius = np.empty(n)
+    deviation = np.empty(n)
+    for p in range(n):
+        a1 = a2 = a3 = c2 = c3 = 0.0
+        for k in range(3):
+            c0_, c1_, c2_, c3_ = (
+                coefficients[p, 0, k],
+                coefficients[p, 1, k],
+                coefficients[p, 2, k],
+                coefficients[p, 3, k],
+            )
+            centre[p, k] = c0_ + c1_ / 2 + c2_ / 4 + c3_ / 8
+            a1 += (c1_ + c2_ + 0.75 * c3_) ** 2
+            a2 += (c2_ + 1.5 * c3_) ** 2
+            a3 += c3_**2
+            c2 += c2_**2
+            c3 += c3_**2
+        radius[p] = np.sqrt(a1) / 2 + np.sqrt(a2) / 4 + np.sqrt(a3) / 8
+        deviation[p] = np.sqrt(c2) / 4 + 0.3849001794597505 * np.sqrt(c3)
+    return centre, radius, deviation

@@ -451,10 +451,9 @@ class ContactSearch:
         n = len(segments)
         if n < 2:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        centre, rho = segments.bounding_spheres()
+        centre, rho, bulge = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
-        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
         if not everything:
             return compiled.near_pairs(
                 centre,
@@ -522,7 +521,6 @@ class ContactSearch:
         # Cheap lower bound first: the distance of the chords minus how far each curve
         # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
         # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
-        bulge = 0.25 * np.linalg.norm(c[:, 2], axis=1) + 0.3849 * np.linalg.norm(c[:, 3], axis=1)
         start, end = c[:, 0], c.sum(axis=1)
         pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
         chord_distance = np.linalg.norm(
@@ -826,31 +824,33 @@ class ContactSearch:
             past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
             keep[line[past_end]] = False
         # Point contacts clamped at an interior node need the neighbour clamped there too:
-        # rows are indexed by (group, side, node) to find partners without an all-pairs scan.
-        point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+        # rows sorted by (group, node, other side's s) have their partners next to them.
         rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+        closed = np.asarray(self._rods.closed)
         sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
-        for side, (element, s, rod) in enumerate(sides):
-            other_s = sides[1 - side][1]
-            other_rod = sides[1 - side][2]
+        for side, (element, _, rod) in enumerate(sides):
+            other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
             clamp = found.clamp[:, side]
-            clamped = point[(clamp[point] == _LOW) | (clamp[point] == _HIGH)]
-            if len(clamped) == 0:
+            point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+            rows = point[(clamp[point] == _LOW) | (clamp[point] == _HIGH)]
+            if len(rows) == 0:
                 continue
-            node = element + (clamp == _HIGH)
-            node = np.where(np.asarray(self._rods.closed)[rod], node % self._n_elements[rod], node)
-            by_node: dict[tuple[int, ...], list[int]] = {}
-            for i in clamped:
-                key = (*group[i], int(node[i]))
-                by_node.setdefault(key, []).append(int(i))
-            for i in clamped:
-                key = (*group[i], int(node[i]))
-                tolerance = 1e-7 * max(h[rod[i]], h[other_rod[i]])
-                if not any(
-                    clamp[j] != clamp[i] and abs(other_s[j] - other_s[i]) <= tolerance
-                    for j in by_node[key]
-                ):
-                    keep[i] = False
+            node = element[rows] + (clamp[rows] == _HIGH)
+            node = np.where(closed[rod[rows]], node % self._n_elements[rod[rows]], node)
+            order = np.lexsort((other_s[rows], node, *group[rows].T[::-1]))
+            rows, node = rows[order], node[order]
+            tolerance = 1e-7 * np.maximum(h[rod[rows]], h[other_rod[rows]])
+            has_partner = np.zeros(len(rows), dtype=bool)
+            for shift in (1, 2, 3):
+                later, earlier = slice(shift, None), slice(None, -shift)
+                for this, that in ((later, earlier), (earlier, later)):
+                    has_partner[this] |= (
+                        np.all(group[rows[this]] == group[rows[that]], axis=1)
+                        & (node[this] == node[that])
+                        & (clamp[rows[this]] != clamp[rows[that]])
+                        & (np.abs(other_s[rows[this]] - other_s[rows[that]]) <= tolerance[this])
+                    )
+            keep[rows[~has_partner]] = False
         # Merge: point contacts of the same rods closer than half an element in both s_a and
         # s_b are one contact (a minimum found from two elements, or local minima that the
         # discretisation splits); the smallest gap is kept. Groups are small: compare within.
