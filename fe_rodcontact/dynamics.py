@@ -37,6 +37,7 @@ from fe_rodcontact.integrators import (
     cayley_vector,
 )
 from fe_rodcontact.loads import Load, Support
+from fe_rodcontact.monitoring import StepMonitor
 from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
 from fe_rodcontact.recording import FieldWriter, TimeSeries
@@ -158,6 +159,8 @@ class DynamicProblem:
         spectral_radius: ρ∞ of generalized-α.
         mass: ``"consistent"`` or ``"lumped"`` translational mass.
         petsc_options: SNES/KSP options overriding the defaults.
+        monitors: Told about every accepted step (and t = 0); their scalars join the time
+            series (e.g. :class:`~fe_rodcontact.contact.ContactMonitor`: contacts, min gap).
     """
 
     def __init__(
@@ -171,8 +174,10 @@ class DynamicProblem:
         spectral_radius: float = 0.8,
         mass: str = "consistent",
         petsc_options: dict[str, object] | None = None,
+        monitors: Sequence[StepMonitor] = (),
     ):
         comm = rod.mesh.comm
+        self._monitors = tuple(monitors)
         raise_collectively(
             comm, None if petsc_options_prefix else "petsc_options_prefix must be non-empty."
         )
@@ -289,6 +294,9 @@ class DynamicProblem:
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()
+        for monitor in self._monitors:
+            monitor.observe(self.steps, self.time)
+            d.update(monitor.record())
         self.series.append(
             t=self.time, dt=dt, iterations=iterations, external_work=self.external_work, **d
         )

@@ -4,7 +4,9 @@
 reduced values) and writes an ``.npz`` file on rank 0 with the keys ``t``, ``dt``,
 ``iterations``, ``kinetic_energy``, ``elastic_energy``, ``external_work``, ``total_energy``
 (= kinetic + elastic − external work, constant for a conserving scheme),
-``linear_momentum`` (n×3) and ``angular_momentum`` (n×3, about the origin).
+``linear_momentum`` (n×3) and ``angular_momentum`` (n×3, about the origin), plus the scalars of
+step monitors (the contact search's ``contacts``, ``min_gap``, ``contacts_new``,
+``contacts_released``).
 """
 
 from pathlib import Path
@@ -29,16 +31,24 @@ class TimeSeries:
         self._rows: dict[str, list] = {key: [] for key in (*SCALARS, *VECTORS)}
 
     def append(self, **values: object) -> None:
-        """Add one row; every key of :data:`SCALARS` and :data:`VECTORS` must be given."""
+        """Add one row; every key of :data:`SCALARS` and :data:`VECTORS` must be given.
+
+        Further keys (scalars from step monitors, e.g. ``contacts``, ``min_gap``) become
+        columns of their own; a row without one of them gets NaN there.
+        """
+        for key in values.keys() - self._rows.keys():
+            self._rows[key] = [float("nan")] * len(self)
         for key, column in self._rows.items():
-            column.append(values[key])
+            column.append(values.get(key, float("nan")) if key not in VECTORS else values[key])
 
     def __len__(self) -> int:
         return len(self._rows["t"])
 
     def arrays(self) -> dict[str, npt.NDArray[np.float64]]:
         """The series as numpy arrays (vectors as n×3), with ``total_energy`` added."""
-        out = {key: np.asarray(self._rows[key], dtype=float) for key in SCALARS}
+        out = {
+            key: np.asarray(v, dtype=float) for key, v in self._rows.items() if key not in VECTORS
+        }
         for key in VECTORS:
             out[key] = np.asarray(self._rows[key], dtype=float).reshape(-1, 3)
         out["total_energy"] = out["kinetic_energy"] + out["elastic_energy"] - out["external_work"]
@@ -46,7 +56,8 @@ class TimeSeries:
 
     def load(self, arrays: dict[str, npt.NDArray[np.float64]]) -> None:
         """Replace the rows by those of :meth:`arrays` (for a restart)."""
-        for key in SCALARS:
+        extra = arrays.keys() - {*SCALARS, *VECTORS, "total_energy"}
+        for key in (*SCALARS, *sorted(extra)):
             self._rows[key] = [float(v) for v in arrays[key]]
         for key in VECTORS:
             self._rows[key] = [np.asarray(v, dtype=float) for v in arrays[key]]

@@ -394,6 +394,10 @@ def test_contact_point_output(comm, shared_tmp):
     comm.barrier()
     index = (shared_tmp / "out" / "contacts.pvd").read_text()
     assert index.count("<DataSet") == 3 and 'timestep="1"' in index
+    writer.write(tracker.update(1, 0.5))  # step 1 again: replaces it, drops step 2
+    comm.barrier()
+    index = (shared_tmp / "out" / "contacts.pvd").read_text()
+    assert index.count("<DataSet") == 2 and 'timestep="1"' not in index
     last = meshio.read(shared_tmp / "out" / "contacts_000002.vtu")
     assert len(last.points) == counts[-1]
     assert set(last.point_data) >= {"id", "gap", "normal", "kind", "mode", "weight"}

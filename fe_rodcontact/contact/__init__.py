@@ -38,7 +38,9 @@ from fe_rodcontact.contact.laws import (
     material_point_velocity,
     relative_velocity,
 )
+from fe_rodcontact.contact.monitor import ContactMonitor
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
+from fe_rodcontact.contact.output import ContactPointWriter
 
 __all__ = [
     "KERNELS",
@@ -52,6 +54,8 @@ __all__ = [
     "AdhesiveLaw",
     "Centreline",
     "ContactError",
+    "ContactMonitor",
+    "ContactPointWriter",
     "ContactSearch",
     "ContactSet",
     "ContactTracker",

@@ -33,7 +33,7 @@ class ContactPointWriter:
         self._folder = Path(folder)
         self._comm = comm
         self._name = name
-        self._frames: list[tuple[float, str]] = []
+        self._frames: dict[int, tuple[float, str]] = {}
         message = None
         if comm.rank == 0:
             try:
@@ -48,10 +48,14 @@ class ContactPointWriter:
         return self._folder / f"{self._name}.pvd"
 
     def write(self, contacts: ContactSet) -> None:
-        """Add the frame of ``contacts`` (collective: rank 0 writes, errors raised everywhere)."""
+        """Write the frame of ``contacts``'s step (collective: rank 0 writes, errors everywhere).
+
+        Files are named by step (``contacts_000012.vtu``); writing a step again replaces its
+        frame and removes later frames from the index.
+        """
         message = None
         if self._comm.rank == 0:
-            filename = f"{self._name}_{len(self._frames):06d}.vtu"
+            filename = f"{self._name}_{contacts.step:06d}.vtu"
             c = contacts.contacts
             n = len(contacts)
             points = np.asarray(c.point, dtype=float).reshape(n, 3)
@@ -69,7 +73,10 @@ class ContactPointWriter:
             try:
                 mesh = meshio.Mesh(points, cells, point_data=data)
                 meshio.write(self._folder / filename, mesh, file_format="vtu")
-                self._frames.append((contacts.time, filename))
+                # A step written again (t = 0 re-recorded, or a run continued from an earlier
+                # step) replaces that frame and drops the later ones.
+                self._frames = {k: v for k, v in self._frames.items() if k < contacts.step}
+                self._frames[contacts.step] = (contacts.time, filename)
                 self._write_index()
             except (OSError, ValueError) as error:
                 message = f"cannot write contact points to {self._folder / filename}: {error}."
@@ -82,7 +89,7 @@ class ContactPointWriter:
             "  <Collection>",
             *(
                 f'    <DataSet timestep="{t:.17g}" part="0" file={quoteattr(f)}/>'
-                for t, f in self._frames
+                for t, f in self._frames.values()
             ),
             "  </Collection>",
             "</VTKFile>",
