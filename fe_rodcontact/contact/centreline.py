@@ -123,7 +123,7 @@ class SegmentArrays:
     def __len__(self) -> int:
         return len(self.rod)
 
-    def take(self, index: npt.ArrayLike) -> "SegmentArrays":
+    def take(self, index: IntArray) -> "SegmentArrays":
         """The segments at ``index``."""
         return SegmentArrays(
             self.rod[index],

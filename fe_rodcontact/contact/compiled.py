@@ -136,10 +136,10 @@ def near_pairs(
     extent = np.zeros(3, dtype=np.int64)
     for i in range(n):
         for k in range(3):
-            c = np.int64((centre[i, k] - low[k]) / size)
-            cells[i, k] = c
-            if c + 1 > extent[k]:
-                extent[k] = c + 1
+            cell = np.int64((centre[i, k] - low[k]) / size)
+            cells[i, k] = cell
+            if cell + 1 > extent[k]:
+                extent[k] = cell + 1
     nx, ny = extent[0] + 2, extent[1] + 2
     ids = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -163,7 +163,7 @@ def near_pairs(
     for dz in (-1, 0, 1):
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
-                linear = dx + nx * (dy + ny * dz)
+                linear = np.int64(dx + nx * (dy + ny * dz))
                 if linear > 0:
                     offsets[q] = linear
                     q += 1
@@ -173,7 +173,7 @@ def near_pairs(
                 other = c
             else:
                 target = unique[c] + offsets[o]
-                other = np.searchsorted(unique, target)
+                other = int(np.searchsorted(unique, target))
                 if other >= m or unique[other] != target:
                     continue
             for ki in range(starts[c], starts[c + 1]):

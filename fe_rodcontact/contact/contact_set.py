@@ -226,36 +226,36 @@ class ContactTracker:
                 int(found.element_a[i]),
                 int(found.sample[i]),
             )
-            k = old_line.get(key)
-            if k is not None and not used[k]:
-                ids[i], born[i], used[k] = previous.ids[k], previous.born[k], True
+            match = old_line.get(key)
+            if match is not None and not used[match]:
+                ids[i], born[i], used[match] = previous.ids[match], previous.born[match], True
         # Point contacts: nearest first within the match distance.
         new_points = np.flatnonzero(found.mode == MODE_POINT)
         old_points = np.flatnonzero(old.mode == MODE_POINT)
         if len(new_points) == 0 or len(old_points) == 0:
             return
-        i, k = np.meshgrid(new_points, old_points, indexing="ij")
-        i, k = i.ravel(), k.ravel()
+        grid_new, grid_old = np.meshgrid(new_points, old_points, indexing="ij")
+        row, old_row = grid_new.ravel(), grid_old.ravel()
         same = (
-            (found.kind[i] == old.kind[k])
-            & (found.rod_a[i] == old.rod_a[k])
-            & (found.rod_b[i] == old.rod_b[k])
+            (found.kind[row] == old.kind[old_row])
+            & (found.rod_a[row] == old.rod_a[old_row])
+            & (found.rod_b[row] == old.rod_b[old_row])
         )
-        limit_a = self._match_h[found.rod_a[i]]
+        limit_a = self._match_h[found.rod_a[row]]
         limit_b = np.where(
-            found.kind[i] == KIND_OBSTACLE,
+            found.kind[row] == KIND_OBSTACLE,
             np.inf,
-            self._match_h[found.rod_b[i] % len(self._match_h)],
+            self._match_h[found.rod_b[row] % len(self._match_h)],
         )
-        da = np.abs(found.s_a[i] - old.s_a[k])
-        db = np.abs(found.s_b[i] - old.s_b[k])
+        da = np.abs(found.s_a[row] - old.s_a[old_row])
+        db = np.abs(found.s_b[row] - old.s_b[old_row])
         close = same & (da <= limit_a) & (db <= limit_b)
-        i, k, distance = i[close], k[close], (da + db)[close]
+        row, old_row, distance = row[close], old_row[close], (da + db)[close]
         taken = np.zeros(len(found), dtype=bool)
         for j in np.argsort(distance, kind="stable"):
-            if not taken[i[j]] and not used[k[j]]:
-                ids[i[j]], born[i[j]] = previous.ids[k[j]], previous.born[k[j]]
-                taken[i[j]] = used[k[j]] = True
+            if not taken[row[j]] and not used[old_row[j]]:
+                ids[row[j]], born[row[j]] = previous.ids[old_row[j]], previous.born[old_row[j]]
+                taken[row[j]] = used[old_row[j]] = True
 
     def _start_problem(self, found: RawContacts) -> str | None:
         """Why the starting configuration is not acceptable, or None."""

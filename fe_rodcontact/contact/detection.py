@@ -136,7 +136,7 @@ class RawContacts:
     def __len__(self) -> int:
         return len(self.kind)
 
-    def take(self, index: npt.ArrayLike) -> "RawContacts":
+    def take(self, index: IntArray) -> "RawContacts":
         """The contacts at ``index``."""
         return RawContacts(*(getattr(self, f)[index] for f in self.fields()))
 
@@ -418,7 +418,7 @@ class ContactSearch:
         else:
             box = np.array([np.inf] * 3 + [-np.inf] * 3)
         boxes = comm.allgather(box)
-        outgoing = []
+        outgoing: list[tuple[FloatArray, ...] | None] = []
         for q, other in enumerate(boxes):
             if q == comm.rank:
                 outgoing.append(None)
@@ -557,13 +557,14 @@ class ContactSearch:
         overlap = (np.maximum(a0, b0) <= np.minimum(a1, b1)) | (
             closed & ((np.minimum(a0, b0) <= 1e-14 * lengths) & (np.maximum(a1, b1) >= lengths))
         )
-        return np.where(overlap, 0.0, gap)
+        return np.where(overlap, 0.0, gap).astype(float)
 
     def _along_rod_span(
         self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
     ) -> FloatArray:
         """Largest distance along the rod between points of two element intervals."""
-        return np.max([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)], axis=0)
+        spans = np.array([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)])
+        return spans.max(axis=0).astype(float)
 
     # -- narrow phase ---------------------------------------------------------------------------
     def _rod_pairs(
