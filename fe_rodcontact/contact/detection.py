@@ -7,9 +7,12 @@ and tangency residuals d·r_a'(s_a), d·r_b'(s_b) (paper eq. 9). The result
 (:class:`RawContacts`) is identical on every rank.
 
 **Broad phase.** Each owned segment gets a bounding sphere (centre r(½), a radius bounding the
-polynomial, inflated by the rod radius); scipy's ``cKDTree`` over the sphere centres returns
-the pairs closer than twice the largest inflated radius plus the margin, which are then
-tested sphere against sphere. Cost O(N log N) for N segments.
+polynomial, inflated by the rod radius). A uniform grid of cells of the largest inflated
+diameter plus the margin finds the spheres within the margin of each other; the pairs of rods
+allowed to touch, outside the self-contact exclusion and within the chord lower bound go on to
+the narrow phase. Grid and narrow phase run as numba-compiled loops
+(:mod:`~fe_rodcontact.contact.compiled`); ``find(brute_force=True)`` runs the same tests on all
+pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/contact.md).
 
 **Parallel.** Every rank knows the axis-aligned boxes of all ranks' inflated spheres (one
 allgather of 6 numbers per rank) and sends another rank only its segments whose spheres reach
