@@ -540,7 +540,9 @@ class ContactSearch:
         )
         near = bound <= self._margin
         first, second = first[near], second[near]
-        return first, second
+        halves = compiled.halves_bounds(c, first, second)
+        near = halves - segments.radius[first] - segments.radius[second] <= self._margin
+        return first[near], second[near]
 
     def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
         """Distance along the rod between material points (the shorter way on loops)."""
