@@ -343,7 +343,7 @@ class DynamicProblem:
                             self.write_checkpoint(checkpoint)
                         raise ConvergenceError(
                             f"time step failed at t = {self.time:.6g}: Newton did not converge "
-                            f"(SNES reason {self.solver.getConvergedReason()}) with dt = "
+                            f"({self._problem.failure}) with dt = "
                             f"{step:.3g} (smallest allowed {stepping.smallest:.3g}); the rods "
                             "hold the last good state"
                             + (f", written to {checkpoint}" if checkpoint is not None else "")

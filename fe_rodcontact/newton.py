@@ -29,6 +29,7 @@ import numpy.typing as npt
 import ufl
 
 from fe_rodcontact.errors import InputError
+from fe_rodcontact.solvecheck import LinearSolveCheck
 
 __all__ = ["NewtonProblem"]
 
@@ -93,6 +94,24 @@ class _PackedForm:
             self.coefficients[key][:, columns] = values[entries]
 
 
+def _suspicious_convergence(reason: int, norms: npt.NDArray[np.float64]) -> str | None:
+    """Why a converged SNES solve is not a solution, or ``None`` when it is one.
+
+    A step-size test (``snes_stol``) also "converges" when x is so large (a garbage solution
+    of a singular system) that no step is relatively big; accept it only when the residual
+    fell by six orders of magnitude.
+    """
+    if len(norms) and not np.all(np.isfinite(norms)):
+        return "the residual became inf/NaN"
+    small_step = reason == PETSc.SNES.ConvergedReason.CONVERGED_SNORM_RELATIVE
+    if small_step and len(norms) > 1 and norms[-1] > 1e-6 * norms[0]:
+        return (
+            f"Newton's steps stalled with the residual at {norms[-1]:.3g} "
+            f"(from {norms[0]:.3g}): a singular or ill-posed problem"
+        )
+    return None
+
+
 class NewtonProblem:
     """F(u; v) = 0 for all v, by PETSc SNES Newton, with pre-packed form coefficients.
 
@@ -143,6 +162,10 @@ class NewtonProblem:
         for key in petsc_options or {}:
             del options[key]
         options.prefixPop()
+        self._check = LinearSolveCheck()
+        self._check.attach(self._snes.getKSP())
+        self._snes.setConvergenceHistory(reset=True)
+        self._failure: str | None = None
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
@@ -171,14 +194,40 @@ class NewtonProblem:
         self._jacobian.pack()
         self._taken = None
 
+    @property
+    def failure(self) -> str | None:
+        """Why the last :meth:`solve` failed, in words (``None`` after a converged one)."""
+        return self._failure
+
     def solve(self) -> tuple[bool, int]:
-        """Newton from the current u; returns (converged, iterations). u holds the last iterate."""
+        """Newton from the current u; returns (converged, iterations). u holds the last iterate.
+
+        Every linear solve is checked (:class:`~fe_rodcontact.solvecheck.LinearSolveCheck`);
+        a PETSc error inside the solve (e.g. MUMPS on a singular matrix) counts as a failed
+        solve on every rank, with the reason in :attr:`failure`.
+        """
         self.pack()
         dolfinx.fem.petsc.assign(self._unknown, self._x)
-        self._snes.solve(None, self._x)
+        error = None
+        try:
+            self._snes.solve(None, self._x)
+        except PETSc.Error as exc:
+            error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
+        comm = self._unknown.function_space.mesh.comm
+        errors = [e for e in comm.allgather(error) if e is not None]
         dolfinx.la.petsc._ghost_update(self._x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
         dolfinx.fem.petsc.assign(self._x, self._unknown)
-        return self._snes.getConvergedReason() > 0, int(self._snes.getIterationNumber())
+        reason = self._snes.getConvergedReason()
+        converged = reason > 0 and not errors
+        self._failure = None
+        if errors:
+            self._failure = errors[0]
+        elif not converged:
+            self._failure = self._check.failure or f"SNES reason {reason}"
+        else:
+            self._failure = _suspicious_convergence(reason, self._snes.getConvergenceHistory()[0])
+            converged = self._failure is None
+        return converged, int(self._snes.getIterationNumber())
 
     # -- SNES callbacks ---------------------------------------------------------------------
     def _take(self, x: PETSc.Vec) -> None:

@@ -23,6 +23,7 @@ from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectivel
 from fe_rodcontact.loads import Load, Support
 from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
+from fe_rodcontact.rigid import check_supports
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.supports import SupportConditions
 
@@ -94,6 +95,9 @@ class StaticProblem:
             to another field); written with ``rod.state`` and ``rod.test_function``.
         petsc_options_prefix: Mandatory prefix of the SNES options.
         petsc_options: SNES/KSP options overriding :func:`default_newton_options`.
+        check_rigid_motions: Raise an InputError naming the rods that the supports leave
+            free to move rigidly (a singular problem); turn off only when ``extra_residual``
+            holds them (e.g. an elastic foundation).
     """
 
     def __init__(
@@ -105,6 +109,7 @@ class StaticProblem:
         petsc_options_prefix: str,
         extra_residual: ufl.Form | None = None,
         petsc_options: dict[str, object] | None = None,
+        check_rigid_motions: bool = True,
     ):
         raise_collectively(
             rod.mesh.comm,
@@ -113,6 +118,8 @@ class StaticProblem:
         self._rod = rod
         self._load_factor = dolfinx.fem.Constant(rod.mesh, 0.0)
         self._supports = SupportConditions(rod, supports)
+        if check_rigid_motions:
+            check_supports(rod, supports)
         residual = rod.internal_residual()
         for load in loads:
             residual = residual - load.virtual_work(rod, self._load_factor)
@@ -196,7 +203,7 @@ class StaticProblem:
                         self._load_factor.value = current
                         raise ConvergenceError(
                             f"Newton did not converge beyond load factor {current:.6g} "
-                            f"(SNES reason {self.solver.getConvergedReason()}, step {2 * step:.3g} "
+                            f"({self._problem.failure}; step {2 * step:.3g} "
                             f"< min_step {stepping.min_step:.3g}); the rods hold the last "
                             "converged state. Refine the mesh, lower min_step or check the loads."
                         )
