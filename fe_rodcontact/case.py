@@ -391,7 +391,16 @@ def load_case(path: str | Path, case_type: type = StaticsCase) -> Any:
         with path.open("rb") as stream:
             table = tomllib.load(stream)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such case file.") from None
+        raise InputError(f"{path}: no such case file; give the path of a .toml case.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder, not a case file; give a .toml file in it.") from None
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}: not a text case file (byte {error.start} is not UTF-8); "
+            "give a TOML file saved as UTF-8."
+        ) from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the case file ({error.strerror}).") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"{path}: not valid TOML ({error}).") from None
     try:

@@ -10,6 +10,7 @@ A step counts as converged only when SNES says so (residual or step-size test); 
 divergence test is disabled because stiff rods trip it on their first iteration.
 """
 
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ import dolfinx.fem
 import ufl
 
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
+from fe_rodcontact.interrupt import Interrupted, stop_requested
 from fe_rodcontact.loads import Load, Support
 from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
@@ -134,6 +136,7 @@ class StaticProblem:
             self._supports.bcs,
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
+            optional_options=options.keys() - (petsc_options or {}).keys(),
         )
 
     @property
@@ -216,6 +219,13 @@ class StaticProblem:
                 bar.update(current, f"λ={current:.4f} its={iterations}")
                 if on_step is not None:
                     on_step(current)
+                signum = stop_requested(self._rod.mesh.comm)
+                if signum:
+                    raise Interrupted(
+                        signum,
+                        f"stopped by {signal.Signals(signum).name} at load factor {current:.6g}; "
+                        "statics has no restart: run the case again.",
+                    )
                 if iterations <= stepping.easy_iterations:
                     step = min(step * stepping.grow, stepping.max_step)
         return result

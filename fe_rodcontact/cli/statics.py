@@ -13,6 +13,7 @@ from mpi4py import MPI
 import numpy as np
 
 from fe_rodcontact.case import StaticsCase, load_case
+from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.io import RodVTXWriter, write_vtu
 from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
@@ -68,7 +69,13 @@ def build_rods(case: StaticsCase, comm: MPI.Comm, base: Path) -> CosseratRod:
 def run_case(
     case: StaticsCase, comm: MPI.Comm, base: Path, out: Path | None = None, progress: bool = True
 ) -> Path:
-    """Run a statics case; returns the output folder."""
+    """Run a statics case; returns the output folder.
+
+    ``out`` (or else ``[output].folder``) is relative to the current folder; it is created and
+    checked before any work (see :mod:`fe_rodcontact.cli.output`).
+    """
+    name = "--out" if out is not None else "[output].folder"
+    folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
     rod = build_rods(case, comm, base)
     problem = StaticProblem(
         rod,
@@ -77,10 +84,6 @@ def run_case(
         petsc_options_prefix="fe_rodcontact_statics_",
         petsc_options=case.solver.petsc_options,
     )
-    folder = out if out is not None else Path(case.output.folder)
-    if comm.rank == 0:
-        folder.mkdir(parents=True, exist_ok=True)
-    comm.barrier()
     open_ends = [
         (i, end)
         for i in range(rod.rods.num_rods)
@@ -119,7 +122,7 @@ def run_case(
             from fe_rodcontact.plotting import plot_rods
 
             plot_rods(rod, folder / "rods.png", title="fe-rodcontact statics")
-    except OSError as error:
+    except Exception as error:  # disk full, a broken plotting back end: every rank must know
         message = f"could not write the results to {folder}: {error}"
     raise_collectively(comm, message)
     return folder
@@ -131,5 +134,5 @@ def run(args: argparse.Namespace) -> int:
     case = load_case(args.case, StaticsCase)
     folder = run_case(case, comm, args.case.resolve().parent, args.out, not args.no_progress)
     if comm.rank == 0:
-        print(f"fe-rodcontact statics: results in {folder}")
+        print(f"fe-rodcontact statics: results in {folder}", flush=True)
     return 0
