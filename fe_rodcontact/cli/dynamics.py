@@ -15,7 +15,7 @@ from mpi4py import MPI
 
 from fe_rodcontact.case import load_case
 from fe_rodcontact.cli.output import prepare_folder
-from fe_rodcontact.cli.statics import build_rods
+from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.dynamics import DynamicProblem
 from fe_rodcontact.dynamics_case import DynamicsCase
 from fe_rodcontact.interrupt import Interrupted
@@ -56,6 +56,7 @@ def run_case(
     folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
+    check_references(case, rod.rods)  # type: ignore[arg-type]
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],

@@ -20,7 +20,7 @@ from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.statics import StaticProblem
 
-__all__ = ["add_parser", "build_rods", "run", "run_case"]
+__all__ = ["add_parser", "build_rods", "check_references", "run", "run_case"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -66,6 +66,29 @@ def build_rods(case: StaticsCase, comm: MPI.Comm, base: Path) -> CosseratRod:
     return CosseratRod(rods, sections)
 
 
+def check_references(case: StaticsCase, rods: RodMesh) -> None:
+    """Check that every support and load names an existing rod (and end); the table in errors.
+
+    Raises:
+        InputError: Naming the table, e.g. ``supports[1].rod: unknown rod 'arm'; ...``.
+    """
+    for i, support in enumerate(case.supports):
+        try:
+            rods.end_tag(support.rod, support.end)
+        except InputError as error:
+            raise InputError(f"supports[{i}].rod: {error}") from None
+    for i, load in enumerate(case.loads):
+        try:
+            if load.rod is not None and load.end is not None:
+                rods.end_tag(load.rod, load.end)
+            elif load.rod is not None:
+                rods.rod_index(load.rod)
+            for name in load.rods or ():
+                rods.rod_index(name)
+        except InputError as error:
+            raise InputError(f"loads[{i}]: {error}") from None
+
+
 def run_case(
     case: StaticsCase, comm: MPI.Comm, base: Path, out: Path | None = None, progress: bool = True
 ) -> Path:
@@ -77,6 +100,7 @@ def run_case(
     name = "--out" if out is not None else "[output].folder"
     folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
     rod = build_rods(case, comm, base)
+    check_references(case, rod.rods)
     problem = StaticProblem(
         rod,
         [s.build() for s in case.supports],
