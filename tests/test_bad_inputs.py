@@ -296,7 +296,8 @@ def test_bad_output_folder(command, where, pattern, comm, shared_tmp, capsys):
 
 
 def test_case_output_folder_unwritable(comm, shared_tmp, capsys):
-    case = _write(shared_tmp / "case.toml", STATICS.replace("vtx = false", "folder = '/proc/y'\nvtx = false"), comm)  # fmt: skip
+    text = STATICS.replace("vtx = false", "folder = '/proc/y'\nvtx = false")
+    case = _write(shared_tmp / "case.toml", text, comm)
     _check(["statics", case, "--no-progress"], capsys, r"\[output\]\.folder /proc/y cannot be")
 
 
@@ -343,9 +344,12 @@ def test_restart_old_per_rank_checkpoint(comm, shared_tmp, capsys):
 
 
 def test_restart_checkpoint_of_another_mesh(comm, shared_tmp, capsys):
-    case = _write(shared_tmp / "case.toml", DYNAMICS.replace("dt = 0.1", "dt = 0.1\n[output]\ncheckpoint_every = 1").replace("[output]\nvtx_every = 0", ""), comm)  # fmt: skip
+    text = DYNAMICS.replace("vtx_every = 0", "vtx_every = 0\ncheckpoint_every = 1")
+    case = _write(shared_tmp / "case.toml", text, comm)
     out = shared_tmp / "other"
     assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
-    finer = _write(shared_tmp / "finer.toml", DYNAMICS.replace("elements = 4", "elements = 5"), comm)
+    finer = _write(
+        shared_tmp / "finer.toml", DYNAMICS.replace("elements = 4", "elements = 5"), comm
+    )
     argv = ["dynamics", finer, "--out", out, "--restart", "--no-progress"]
     _check(argv, capsys, r"checkpoint .*state\.npz does not fit this case")
