@@ -58,13 +58,17 @@ case "${1:-}" in
         setup
         shift
         python demos/demo_rollup_helix.py --out-dir results/rollup_helix "$@"
+        echo "The fe-rodcontact command lives in .venv: run 'source .venv/bin/activate' first" \
+            "(or call .venv/bin/fe-rodcontact and .venv/bin/mpiexec)."
         ;;
     test)
         setup
         shift
         export OMP_NUM_THREADS=1
         python -m pytest -q "$@"
-        mpiexec -n 2 python -m mpi4py -m pytest -q -p no:cacheprovider "$@"
+        # a hang on 2 ranks must fail CI, not block it (the suite takes ~2 minutes there)
+        timeout --signal=TERM --kill-after=30 1200 \
+            mpiexec -n 2 python -m mpi4py -m pytest -q -p no:cacheprovider "$@"
         ;;
     *)
         echo "usage: bash tools/dev.sh demo|test [extra arguments]" >&2

@@ -124,6 +124,12 @@ def sound_seconds(config: StringsConfig, pitch: float) -> tuple[float, float]:
     return config.t_end / period / pitch, pitch * period
 
 
+def print_if(condition: bool, text: str, flush: bool = True) -> None:
+    """Print ``text`` when ``condition`` holds."""
+    if condition:
+        print(text, flush=flush)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the ``strings`` subcommand: check every input and output first, then run."""
     comm = MPI.COMM_WORLD
@@ -164,11 +170,13 @@ def run(args: argparse.Namespace) -> int:
                 if args.plot:
                     plot_space_time(result, f"{stem}_space_time.png")
                     plot_spectrum(runs, f"{stem}_spectrum.png")
-                    print(f"strings: figures {stem}_space_time.png, {stem}_spectrum.png")
+                    if not args.quiet:
+                        print(f"strings: figures {stem}_space_time.png, {stem}_spectrum.png")
                 if wav is not None:
                     write_wav(result, wav, pitch=args.pitch)
                     seconds, one_second = sound_seconds(config, args.pitch)
-                    print(
+                    print_if(
+                        not args.quiet,
                         f"strings: wrote {wav}: {seconds:.3g} s of sound (ω0 at {args.pitch:g} "
                         f"Hz); --t-end {one_second:.6g} gives one second.",
                         flush=True,
