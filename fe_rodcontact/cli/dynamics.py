@@ -3,7 +3,8 @@
 Writes into the output folder (``--out``, else the case's ``[output].folder``, relative to the
 current folder): ``series.npz`` (t, kinetic/elastic energy, external work, linear and angular
 momentum per step), ``rods.bp`` (VTX displacement and velocity every ``vtx_every`` steps) and
-``checkpoint/`` (every ``checkpoint_every`` steps, on a failed step, and on Ctrl-C or SIGTERM);
+``checkpoint/`` (every ``checkpoint_every`` steps and at the end, on a failed step, and on
+Ctrl-C or SIGTERM);
 ``--restart`` continues from it, on any number of ranks.
 """
 
@@ -95,6 +96,8 @@ def run_case(
             checkpoint=checkpoint,
             checkpoint_every=case.output.checkpoint_every,
         )
+        if case.output.checkpoint_every > 0:  # the end state too: a run can be extended
+            problem.write_checkpoint(checkpoint)
     finally:
         problem.series.save(folder / case.output.series, comm)
         if fields is not None:
