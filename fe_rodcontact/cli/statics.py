@@ -90,7 +90,12 @@ def check_references(case: StaticsCase, rods: RodMesh) -> None:
 
 
 def run_case(
-    case: StaticsCase, comm: MPI.Comm, base: Path, out: Path | None = None, progress: bool = True
+    case: StaticsCase,
+    comm: MPI.Comm,
+    base: Path,
+    out: Path | None = None,
+    progress: bool = True,
+    title: str = "fe-rodcontact statics",
 ) -> Path:
     """Run a statics case; returns the output folder.
 
@@ -145,7 +150,7 @@ def run_case(
         if case.output.plot:
             from fe_rodcontact.plotting import plot_rods
 
-            plot_rods(rod, folder / "rods.png", title="fe-rodcontact statics")
+            plot_rods(rod, folder / "rods.png", title=f"{title}: rods at load factor 1")
     except Exception as error:  # disk full, a broken plotting back end: every rank must know
         message = f"could not write the results to {folder}: {error}"
     raise_collectively(comm, message)
@@ -156,7 +161,14 @@ def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
     case = load_case(args.case, StaticsCase)
-    folder = run_case(case, comm, args.case.resolve().parent, args.out, not args.no_progress)
+    folder = run_case(
+        case,
+        comm,
+        args.case.resolve().parent,
+        args.out,
+        not args.no_progress,
+        title=f"statics case {args.case.name}",
+    )
     if comm.rank == 0:
         print(f"fe-rodcontact statics: results in {folder}", flush=True)
     return 0
