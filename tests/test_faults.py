@@ -223,3 +223,20 @@ def test_checkpoint_of_1_rank_continues_on_2(tmp_path):
     for key in ("kinetic_energy", "elastic_energy", "linear_momentum", "angular_momentum"):
         assert np.max(np.abs(a[key] - b[key])) <= 1e-12 * np.max(np.abs(a[key])), key
     assert _bp_steps(tmp_path / "grow" / "rods.bp") == _bp_steps(tmp_path / "full" / "rods.bp")
+
+
+def test_strings_ctrl_c_is_one_line(tmp_path):
+    """Ctrl-C during a strings run: exit 130 and one line, at the next completed step."""
+    process = subprocess.Popen(
+        [*COMMAND, "strings", "--t-end", "40", "--out", "s.npz"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = process.stdout.readline()  # the first progress line: the loop is running
+    assert first.strip().startswith("t =")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 130, err
+    assert err.count("\n") == 1 and "stopped by SIGINT at t = " in err
