@@ -45,7 +45,7 @@ from fe_rodcontact.progress import Progress
 from fe_rodcontact.recording import FieldWriter, TimeSeries
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.so3 import exp_map
-from fe_rodcontact.statics import default_newton_options
+from fe_rodcontact.statics import default_newton_options, scaled_absolute_tolerance
 
 __all__ = [
     "CHECKPOINT_FILE",
@@ -203,6 +203,8 @@ class DynamicProblem:
             )
         self._motions = _EndMotions(rod, supports)
         options = default_dynamics_options(comm)
+        options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))  # type: ignore[arg-type]
+        options["snes_force_iteration"] = True
         options.update(petsc_options or {})
         self._problem = NewtonProblem(
             self._integrator.residual,

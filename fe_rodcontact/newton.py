@@ -129,17 +129,17 @@ def _set_options(
     raise_collectively(snes.comm.tompi4py(), message)
 
 
-def _suspicious_convergence(reason: int, norms: npt.NDArray[np.float64]) -> str | None:
+def _suspicious_convergence(reason: int, norms: npt.NDArray[np.float64], atol: float) -> str | None:
     """Why a converged SNES solve is not a solution, or ``None`` when it is one.
 
     A step-size test (``snes_stol``) also "converges" when x is so large (a garbage solution
     of a singular system) that no step is relatively big; accept it only when the residual
-    fell by six orders of magnitude.
+    fell by six orders of magnitude or to within 10·``atol`` (the round-off floor).
     """
     if len(norms) and not np.all(np.isfinite(norms)):
         return "the residual became inf/NaN"
     small_step = reason == PETSc.SNES.ConvergedReason.CONVERGED_SNORM_RELATIVE
-    if small_step and len(norms) > 1 and norms[-1] > 1e-6 * norms[0]:
+    if small_step and len(norms) > 1 and norms[-1] > max(1e-6 * norms[0], 10 * atol):
         return (
             f"Newton's steps stalled with the residual at {norms[-1]:.3g} "
             f"(from {norms[0]:.3g}): a singular or ill-posed problem"
@@ -260,7 +260,9 @@ class NewtonProblem:
         elif not converged:
             self._failure = self._check.failure or f"SNES reason {reason}"
         else:
-            self._failure = _suspicious_convergence(reason, self._snes.getConvergenceHistory()[0])
+            self._failure = _suspicious_convergence(
+                reason, self._snes.getConvergenceHistory()[0], self._snes.getTolerances()[1]
+            )
             converged = self._failure is None
         return converged, int(self._snes.getIterationNumber())
 

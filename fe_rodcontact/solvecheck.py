@@ -2,8 +2,10 @@
 
 A direct solver can return from a singular or nearly singular matrix without an error: MUMPS
 on several ranks may replace a tiny pivot and hand back a solution of size 1e23. The check
-is a KSP post-solve hook: it computes the true residual ‖b − A x‖ and, when it is not finite
-or larger than ``rtol``·‖b‖, marks the KSP as diverged; SNES then reports
+is a KSP post-solve hook: it computes the true residual ‖b − A x‖ and, when it is not finite,
+larger than ‖b‖/2 (no progress at all), or larger than both ``rtol``·‖b‖ and the round-off
+of a backward-stable solve (ill-conditioned but honest systems, e.g. a late Newton step of a
+stiff steel rod, reach only the latter), marks the KSP as diverged; SNES then reports
 ``DIVERGED_LINEAR_SOLVE`` and the caller rejects the step. The factorisation status
 (the PC's failed reason, a zero pivot) is read at the same time and named in the message.
 """
@@ -13,7 +15,10 @@ import math
 from mpi4py import MPI
 from petsc4py import PETSc
 
-__all__ = ["LinearSolveCheck"]
+__all__ = ["ROUND_OFF", "LinearSolveCheck"]
+
+ROUND_OFF = 1e3 * 2.2e-16
+"""A direct solve is backward stable: ‖b − A x‖∞ ≲ ROUND_OFF·‖A‖∞‖x‖∞ whatever the condition."""
 
 
 class LinearSolveCheck:
@@ -51,16 +56,18 @@ class LinearSolveCheck:
             self._r = b.duplicate()
         A.mult(x, self._r)
         self._r.aypx(-1.0, b)
-        residual, rhs = self._r.norm(), b.norm()
+        inf = PETSc.NormType.NORM_INFINITY
+        residual, rhs, size = self._r.norm(inf), b.norm(inf), x.norm(inf)
+        round_off = ROUND_OFF * A.norm(inf) * size  # a backward-stable solve's own residual
         pc_failed = ksp.comm.tompi4py().allreduce(int(ksp.getPC().getFailedReason()), op=MPI.MAX)
         if pc_failed != 0:
             self.failure = (
                 f"the factorisation failed (PETSc PC failed reason {pc_failed}: "
                 "a zero pivot, the matrix is singular)"
             )
-        elif not (math.isfinite(residual) and math.isfinite(x.norm())):
+        elif not (math.isfinite(residual) and math.isfinite(size)):
             self.failure = "the linear solve returned inf/NaN (a singular matrix)"
-        elif residual > self.rtol * rhs:
+        elif residual > 0.5 * rhs or residual > max(self.rtol * rhs, round_off):
             self.failure = (
                 f"the linear solve left a relative residual {residual / max(rhs, 1e-300):.2e} "
                 f"> {self.rtol:g} (a singular or nearly singular matrix)"

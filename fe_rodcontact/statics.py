@@ -18,6 +18,7 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
+import numpy as np
 import ufl
 
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
@@ -29,7 +30,15 @@ from fe_rodcontact.rigid import check_supports
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.supports import SupportConditions
 
-__all__ = ["LoadStepping", "StaticProblem", "StaticResult", "default_newton_options"]
+__all__ = [
+    "LoadStepping",
+    "StaticProblem",
+    "StaticResult",
+    "default_newton_options",
+    "residual_floor",
+    "scaled_absolute_tolerance",
+    "stiffness_scale",
+]
 
 
 def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
@@ -46,6 +55,28 @@ def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
         "pc_type": "lu",
         "pc_factor_mat_solver_type": "petsc" if comm.size == 1 else "mumps",
     }
+
+
+def stiffness_scale(rod: CosseratRod) -> float:
+    """The largest axial or shear stiffness (EA, GA1, GA2) of the rods, in force units."""
+    return max(max(s.EA, s.GA1, s.GA2) for s in rod.sections)
+
+
+def residual_floor(rod: CosseratRod) -> float:
+    """The round-off floor of the residual's norm: ε·max(EA, GA)·√(number of unknowns).
+
+    The internal forces are stiffness times strains that are computed from rotated vectors of
+    size 1, so each residual entry carries an error of about ε·EA. Measured on a clamped steel
+    rod (EA = 2.6e8 N, 40 elements, 246 unknowns, estimate 9e-7): Newton stalls at 1e-10 near
+    the reference state and at 2.2e-7 once it bends, far above the fixed ``snes_atol = 1e-12``.
+    """
+    unknowns = rod.function_space.dofmap.index_map.size_global * rod.function_space.dofmap.bs
+    return float(np.finfo(float).eps * stiffness_scale(rod) * np.sqrt(unknowns))
+
+
+def scaled_absolute_tolerance(rod: CosseratRod, floor: float) -> float:
+    """``snes_atol`` for this rod: ``floor``, raised to the residual's round-off floor."""
+    return max(floor, residual_floor(rod))
 
 
 @dataclass(frozen=True)
@@ -129,6 +160,8 @@ class StaticProblem:
             residual = residual + extra_residual
         self._residual = residual
         options = default_newton_options(rod.mesh.comm)
+        options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))  # type: ignore[arg-type]
+        options["snes_force_iteration"] = True  # a tiny load's residual may start below atol
         options.update(petsc_options or {})
         self._problem = NewtonProblem(
             residual,
