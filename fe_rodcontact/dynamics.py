@@ -295,6 +295,9 @@ class DynamicProblem:
             self._restore(saved)
             return False, iterations
         self.external_work += self._integrator.external_power()
+        self.external_work += self._integrator.support_work(
+            self._problem.residual_form, self._motions.bcs
+        )
         self._integrator.update()
         self.time += dt
         self.steps += 1

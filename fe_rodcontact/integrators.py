@@ -300,6 +300,28 @@ class Integrator:
         local = float(np.dot(vector.array[:n], increment.ravel()))
         return float(self._rod.mesh.comm.allreduce(local))
 
+    def support_work(
+        self, residual: dolfinx.fem.Form, bcs: Sequence[dolfinx.fem.DirichletBC]
+    ) -> float:
+        """The work of the support reactions over the converged step (prescribed end motions).
+
+        At a prescribed dof the residual (inertia + internal − external forces) is the force
+        the support applies, so its work is Σ Rᵢ Δqᵢ over those dofs with Δq = (Δu, τ). For the
+        energy-momentum scheme this closes the energy balance exactly, as for the loads.
+        """
+        if not bcs:
+            return 0.0
+        vector = dolfinx.fem.assemble_vector(residual)
+        vector.scatter_reverse(dolfinx.la.InsertMode.add)
+        n = self._rod.function_space.dofmap.index_map.size_local * 6
+        increment = self._rod.state.x.array[:n].copy().reshape(-1, 6)
+        increment[:, :3] -= self.previous_displacement.x.array[: n // 2].reshape(-1, 3)
+        owned = [bc.dof_indices()[0][: bc.dof_indices()[1]] for bc in bcs]
+        dofs = np.unique(np.concatenate(owned)) if owned else np.zeros(0, dtype=np.int32)
+        dofs = dofs[dofs < n]
+        local = float(np.dot(vector.array[dofs], increment.ravel()[dofs]))
+        return float(self._rod.mesh.comm.allreduce(local))
+
     def update(self) -> None:
         """After a converged solve: new velocities (and accelerations), then the commit."""
         rod = self._rod
