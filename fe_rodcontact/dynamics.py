@@ -25,6 +25,7 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
+import dolfinx.fem.petsc
 import numpy as np
 import numpy.typing as npt
 import ufl
@@ -135,6 +136,20 @@ class _EndMotions:
     def _end_rotation(self, node: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
         local = self._rod.rotation.x.array.reshape(-1, 3, 3)[node[:1]]
         return next(f[0] for f in self._rod.mesh.comm.allgather(local) if len(f))
+
+    def hold(self) -> list[float]:
+        """Set every prescribed value to zero (for accelerations); returns the old values."""
+        values = [value for _, entries, _, _ in self._entries for _, value in entries]
+        old = [float(v.value) for v in values]
+        for v in values:
+            v.value = 0.0
+        return old
+
+    def release(self, old: list[float]) -> None:
+        """Undo :meth:`hold`."""
+        values = [value for _, entries, _, _ in self._entries for _, value in entries]
+        for v, x in zip(values, old):
+            v.value = x
 
     def update(self, t: float) -> None:
         """Set the prescribed values at time t."""
@@ -287,6 +302,8 @@ class DynamicProblem:
         Returns:
             (converged, Newton iterations).
         """
+        if self.steps == 0 and isinstance(self._integrator, GeneralizedAlpha):
+            self._start_accelerations()
         saved = self._save()
         self._integrator.prepare(self.time, dt)
         self._motions.update(self.time + dt)
@@ -303,6 +320,32 @@ class DynamicProblem:
         self.steps += 1
         self._record(dt=dt, iterations=iterations)
         return True, iterations
+
+    def _start_accelerations(self) -> None:
+        """Generalized-α: a₀ from the equations of motion at t₀ (zero where ends are held)."""
+        integrator = self._integrator
+        assert isinstance(integrator, GeneralizedAlpha)
+        integrator.prepare(self.time, 0.0)  # load factors at t₀ (GA loads at t + dt)
+        state = self._rod.state.x.array.reshape(-1, 6)
+        state[:, :3] = integrator.previous_displacement.x.array.reshape(-1, 3)
+        held = self._motions.hold()
+        mass, forces = integrator.initial_acceleration_forms()
+        newton = default_newton_options(self._rod.mesh.comm)
+        problem = dolfinx.fem.petsc.LinearProblem(
+            mass,
+            forces,
+            bcs=self._motions.bcs,
+            petsc_options_prefix=f"{self.solver.getOptionsPrefix()}start_",
+            petsc_options={
+                k: newton[k] for k in ("ksp_type", "pc_type", "pc_factor_mat_solver_type")
+            },
+        )
+        solution = problem.solve()
+        self._motions.release(held)
+        solved = problem.solver.getConvergedReason() > 0
+        finite = np.all(np.isfinite(solution.x.array))
+        if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
+            integrator.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()
