@@ -110,6 +110,12 @@ class SectionSpec:
             raise InputError(f"{where}: {error}") from None
 
 
+def _given(value: float | None) -> float:
+    """A value that a check before made sure is there."""
+    assert value is not None
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class RodSpec:
     """One rod from a generator or a polyline, with its element count and optional section."""
@@ -145,8 +151,8 @@ class RodSpec:
         if self.curve == "arc":
             need("radius", "angle")
             return arc(
-                self.radius,
-                self.angle,
+                _given(self.radius),
+                _given(self.angle),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,
@@ -155,7 +161,7 @@ class RodSpec:
         if self.curve == "ring":
             need("radius")
             return ring(
-                self.radius,
+                _given(self.radius),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,
@@ -164,9 +170,9 @@ class RodSpec:
         if self.curve == "helix":
             need("radius", "pitch", "turns")
             return helix(
-                self.radius,
-                self.pitch,
-                self.turns,
+                _given(self.radius),
+                _given(self.pitch),
+                _given(self.turns),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,

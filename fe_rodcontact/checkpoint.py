@@ -15,6 +15,7 @@ killed while writing leaves the previous file intact.
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mpi4py import MPI
 
@@ -97,10 +98,11 @@ def save_npz(path: str | Path, comm: MPI.Comm, arrays: dict[str, Array] | None) 
     message = None
     if comm.rank == 0:
         assert arrays is not None
+        stored: dict[str, Any] = arrays  # numpy's stubs reject **dict[str, ndarray]
         partial = path.with_name(f".{path.name}.partial.npz")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(partial, **arrays)
+            np.savez(partial, **stored)
             os.replace(partial, path)
         except OSError as error:
             message = f"could not write {path} ({error.strerror or error})."

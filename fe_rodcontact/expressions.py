@@ -96,7 +96,7 @@ def parse_expression(
     _check(tree, set(variables) | set(parameters), text)
     # Integer constants become floats, so that e.g. 9**9**9 overflows at once, not after hours.
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             node.value = float(node.value)
     code = compile(tree, "<expression>", "eval")
     namespace = {"__builtins__": {}, **_CONSTANTS, **FUNCTIONS, **parameters}

@@ -444,7 +444,7 @@ def _build(
         )
     else:
         x, cells = np.zeros((0, 3)), np.zeros((0, degree + 1), dtype=np.int64)
-        rod_of_cell = frames = arclength = None
+        rod_of_cell = frames = arclength = None  # type: ignore[assignment]
         meta = None
     names, lengths, closed, ends = comm.bcast(meta, root=0)
     message = None
@@ -488,7 +488,7 @@ def _build(
     tagged, values = [], []
     for i, (start, end) in enumerate(ends):
         for node, value in ((start, 2 * i + 1), (end, 2 * i + 2)):
-            hit = np.flatnonzero(vertex_input == node) if node >= 0 else []
+            hit = np.flatnonzero(vertex_input == node) if node >= 0 else np.zeros(0, np.intp)
             tagged += list(vertices[hit])
             values += [value] * len(hit)
     order = np.argsort(tagged)

@@ -8,6 +8,7 @@ reduced values) and writes an ``.npz`` file on rank 0 with the keys ``t``, ``dt`
 """
 
 from pathlib import Path
+from typing import Any
 
 from mpi4py import MPI
 
@@ -58,7 +59,8 @@ class TimeSeries:
         if comm.rank == 0:
             path = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(path, **self.arrays())
+            arrays: dict[str, Any] = self.arrays()  # numpy's stubs reject **dict[str, ndarray]
+            np.savez(path, **arrays)
         comm.barrier()
 
 
