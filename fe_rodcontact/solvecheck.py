@@ -21,6 +21,18 @@ ROUND_OFF = 1e3 * 2.2e-16
 """A direct solve is backward stable: ‖b − A x‖∞ ≲ ROUND_OFF·‖A‖∞‖x‖∞ whatever the condition."""
 
 
+def _norm_inf(A: PETSc.Mat) -> float:
+    """‖A‖∞, also for a MatNest (an upper bound from its blocks: max over rows of Σ ‖Aᵢⱼ‖∞)."""
+    if A.getType() != PETSc.Mat.Type.NEST:
+        return float(A.norm(PETSc.NormType.NORM_INFINITY))
+    rows, columns = A.getNestSize()
+    bound = 0.0
+    for i in range(rows):
+        blocks = (A.getNestSubMatrix(i, j) for j in range(columns))
+        bound = max(bound, sum(_norm_inf(b) for b in blocks if b.handle))
+    return bound
+
+
 class LinearSolveCheck:
     """A KSP post-solve hook that rejects solutions whose true residual is not small.
 
@@ -58,7 +70,7 @@ class LinearSolveCheck:
         self._r.aypx(-1.0, b)
         inf = PETSc.NormType.NORM_INFINITY
         residual, rhs, size = self._r.norm(inf), b.norm(inf), x.norm(inf)
-        round_off = ROUND_OFF * A.norm(inf) * size  # a backward-stable solve's own residual
+        round_off = ROUND_OFF * _norm_inf(A) * size  # a backward-stable solve's own residual
         pc_failed = ksp.comm.tompi4py().allreduce(int(ksp.getPC().getFailedReason()), op=MPI.MAX)
         if pc_failed != 0:
             self.failure = (
