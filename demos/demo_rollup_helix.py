@@ -169,6 +169,7 @@ if comm.rank == 0:
 # ## The picture
 
 # +
+unloaded = rod_polylines(rod, deformed=False)[0]  # collective: every rank gathers
 if comm.rank == 0 and not args.no_plot:
     import matplotlib
 
@@ -180,7 +181,7 @@ if comm.rank == 0 and not args.no_plot:
     colours = plt.cm.viridis(np.linspace(0, 1, len(shapes)))
     for (turns, shape), colour in zip(shapes, colours):
         ax.plot(shape[:, 0], shape[:, 1], color=colour, lw=1.8, label=f"{turns:g}")
-    ax.plot(*rod_polylines(rod, deformed=False)[0][:, :2].T, "k--", lw=1, label="unloaded")
+    ax.plot(*unloaded[:, :2].T, "k--", lw=1, label="unloaded")
     ax.set_aspect("equal")
     ax.set_xlabel("x (L = 10)")
     ax.set_ylabel("y")

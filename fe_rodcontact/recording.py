@@ -8,7 +8,6 @@ reduced values) and writes an ``.npz`` file on rank 0 with the keys ``t``, ``dt`
 """
 
 from pathlib import Path
-from typing import Any
 
 from mpi4py import MPI
 
@@ -55,13 +54,8 @@ class TimeSeries:
             self._rows[key] = [np.asarray(v, dtype=float) for v in arrays[key]]
 
     def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
-        """Write the series to an ``.npz`` file (rank 0)."""
-        if comm.rank == 0:
-            path = Path(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            arrays: dict[str, Any] = self.arrays()  # numpy's stubs reject **dict[str, ndarray]
-            np.savez(path, **arrays)
-        comm.barrier()
+        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank)."""
+        save_npz(path, comm, self.arrays() if comm.rank == 0 else None)
 
 
 class FieldWriter:
