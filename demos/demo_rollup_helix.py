@@ -169,6 +169,7 @@ if comm.rank == 0:
 # ## The picture
 
 # +
+unloaded = rod_polylines(rod, deformed=False)[0]  # collective: every rank gathers
 if comm.rank == 0 and not args.no_plot:
     import matplotlib
 
@@ -179,18 +180,26 @@ if comm.rank == 0 and not args.no_plot:
     ax = fig.add_subplot(1, 2, 1)
     colours = plt.cm.viridis(np.linspace(0, 1, len(shapes)))
     for (turns, shape), colour in zip(shapes, colours):
-        ax.plot(shape[:, 0], shape[:, 1], color=colour, lw=1.8, label=f"f = {turns:g}")
+        ax.plot(shape[:, 0], shape[:, 1], color=colour, lw=1.8, label=f"{turns:g}")
+    ax.plot(*unloaded[:, :2].T, "k--", lw=1, label="unloaded")
     ax.set_aspect("equal")
-    ax.set_title(f"Roll-up by an end moment, {args.turns:g} turns")
-    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    ax.set_xlabel("x (L = 10)")
+    ax.set_ylabel("y")
+    ax.set_title(f"Cantilever rolled up by an end moment M = f·2πEI/L, up to f = {args.turns:g}")
+    ax.legend(fontsize=7, ncol=2, loc="upper left", title="turns f", title_fontsize=7)
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
-    ax3.plot(*helix_shape.T, lw=2, color="tab:orange")
-    ax3.quiver(0, 0, 0, *(3 * axis), color="k", lw=1)
+    ax3.plot(*helix_shape.T, lw=2, color="tab:orange", label="deformed centreline")
+    ax3.quiver(0, 0, 0, *(3 * axis), color="k", lw=1, label="end moment M (direction)")
+    ax3.set_xlabel("x")
+    ax3.set_ylabel("y")
+    ax3.set_zlabel("z")
+    ax3.legend(fontsize=7, loc="upper left")
     half = 0.5 * float(np.ptp(helix_shape, axis=0).max())
     centre = 0.5 * (helix_shape.max(axis=0) + helix_shape.min(axis=0))
     for setter, c in zip((ax3.set_xlim, ax3.set_ylim, ax3.set_zlim), centre):
         setter(c - half, c + half)
-    ax3.set_title(f"Helix from a dead end moment, {args.helix_turns:g} turns (arrow: M)")
+    ax3.set_title(f"Helix from a dead end moment, {args.helix_turns:g} turns")
+    fig.suptitle("fe-rodcontact flagship: geometrically exact rods under end moments (statics)")
     fig.tight_layout()
     fig.savefig(args.out_dir / "rollup_helix.png", dpi=130)
     print(f"wrote {args.out_dir / 'rollup_helix.png'}")

@@ -110,6 +110,12 @@ class SectionSpec:
             raise InputError(f"{where}: {error}") from None
 
 
+def _given(value: float | None) -> float:
+    """A value that a check before made sure is there."""
+    assert value is not None
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class RodSpec:
     """One rod from a generator or a polyline, with its element count and optional section."""
@@ -145,8 +151,8 @@ class RodSpec:
         if self.curve == "arc":
             need("radius", "angle")
             return arc(
-                self.radius,
-                self.angle,
+                _given(self.radius),
+                _given(self.angle),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,
@@ -155,7 +161,7 @@ class RodSpec:
         if self.curve == "ring":
             need("radius")
             return ring(
-                self.radius,
+                _given(self.radius),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,
@@ -164,9 +170,9 @@ class RodSpec:
         if self.curve == "helix":
             need("radius", "pitch", "turns")
             return helix(
-                self.radius,
-                self.pitch,
-                self.turns,
+                _given(self.radius),
+                _given(self.pitch),
+                _given(self.turns),
                 centre=self.centre,
                 axis=self.axis,  # type: ignore[arg-type]
                 start_direction=self.start_direction,
@@ -391,7 +397,16 @@ def load_case(path: str | Path, case_type: type = StaticsCase) -> Any:
         with path.open("rb") as stream:
             table = tomllib.load(stream)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such case file.") from None
+        raise InputError(f"{path}: no such case file; give the path of a .toml case.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder, not a case file; give a .toml file in it.") from None
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}: not a text case file (byte {error.start} is not UTF-8); "
+            "give a TOML file saved as UTF-8."
+        ) from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the case file ({error.strerror}).") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"{path}: not valid TOML ({error}).") from None
     try:

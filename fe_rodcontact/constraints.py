@@ -246,7 +246,7 @@ class GeometryLocator:
         gdim = msh.geometry.dim
         cmap = msh.geometry.cmaps[0]
         dofmap = msh.geometry.dofmaps[0]
-        for j in np.flatnonzero(cells >= 0):
+        for j in map(int, np.flatnonzero(cells >= 0)):
             nodes = msh.geometry.x[dofmap[cells[j]], :gdim]
             ref[j] = cmap.pull_back(x[j : j + 1, :gdim], nodes)[0]
         return cells, ref

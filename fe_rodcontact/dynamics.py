@@ -11,11 +11,12 @@ The loop in :meth:`DynamicProblem.solve` is the whole dynamic flow:
         failed?     restore the last good state and halve Δt; below ``min_dt`` write the
                     last good state as a checkpoint and raise ConvergenceError on every rank.
 
-A checkpoint holds every array of the state (per rank) plus time, step size and the series;
-:meth:`DynamicProblem.read_checkpoint` then continues bit for bit as if uninterrupted. It must be
-read with the same mesh and the same number of ranks.
+A checkpoint holds every array of the state in a rank-independent layout plus time, step size and
+the series; :meth:`DynamicProblem.read_checkpoint` then continues bit for bit as if
+uninterrupted on the same number of ranks (on another number, to the round-off of the solver).
 """
 
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +25,12 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
+import dolfinx.fem.petsc
 import numpy as np
 import numpy.typing as npt
 import ufl
 
+from fe_rodcontact.checkpoint import gather_cell_values, load_npz, save_npz, scatter_cell_values
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.integrators import (
     EnergyMomentum,
@@ -36,6 +39,7 @@ from fe_rodcontact.integrators import (
     TimedLoad,
     cayley_vector,
 )
+from fe_rodcontact.interrupt import Interrupted, stop_requested
 from fe_rodcontact.loads import Load, Support
 from fe_rodcontact.monitoring import StepMonitor
 from fe_rodcontact.newton import NewtonProblem
@@ -43,11 +47,19 @@ from fe_rodcontact.progress import Progress
 from fe_rodcontact.recording import FieldWriter, TimeSeries
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.so3 import exp_map
-from fe_rodcontact.statics import default_newton_options
+from fe_rodcontact.statics import default_newton_options, scaled_absolute_tolerance
 
-__all__ = ["INTEGRATORS", "DynamicProblem", "TimeStepping", "default_dynamics_options"]
+__all__ = [
+    "CHECKPOINT_FILE",
+    "INTEGRATORS",
+    "DynamicProblem",
+    "TimeStepping",
+    "default_dynamics_options",
+]
 
 INTEGRATORS = ("energy-momentum", "generalized-alpha")
+CHECKPOINT_FILE = "state.npz"
+"""The checkpoint's file in its folder (rank-independent layout)."""
 
 
 def default_dynamics_options(comm: MPI.Comm) -> dict[str, object]:
@@ -126,6 +138,20 @@ class _EndMotions:
         local = self._rod.rotation.x.array.reshape(-1, 3, 3)[node[:1]]
         return next(f[0] for f in self._rod.mesh.comm.allgather(local) if len(f))
 
+    def hold(self) -> list[float]:
+        """Set every prescribed value to zero (for accelerations); returns the old values."""
+        values = [value for _, entries, _, _ in self._entries for _, value in entries]
+        old = [float(v.value) for v in values]
+        for v in values:
+            v.value = 0.0
+        return old
+
+    def release(self, old: list[float]) -> None:
+        """Undo :meth:`hold`."""
+        values = [value for _, entries, _, _ in self._entries for _, value in entries]
+        for v, x in zip(values, old):
+            v.value = x
+
     def update(self, t: float) -> None:
         """Set the prescribed values at time t."""
         for support, values, node, rotation0 in self._entries:
@@ -197,6 +223,8 @@ class DynamicProblem:
             )
         self._motions = _EndMotions(rod, supports)
         options = default_dynamics_options(comm)
+        options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))  # type: ignore[arg-type]
+        options["snes_force_iteration"] = True
         options.update(petsc_options or {})
         self._problem = NewtonProblem(
             self._integrator.residual,
@@ -204,6 +232,7 @@ class DynamicProblem:
             self._motions.bcs,
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
+            optional_options=options.keys() - (petsc_options or {}).keys(),
         )
         self.time = 0.0
         self.steps = 0
@@ -278,6 +307,8 @@ class DynamicProblem:
         Returns:
             (converged, Newton iterations).
         """
+        if self.steps == 0 and isinstance(self._integrator, GeneralizedAlpha):
+            self._start_accelerations()
         saved = self._save()
         self._integrator.prepare(self.time, dt)
         self._motions.update(self.time + dt)
@@ -286,11 +317,40 @@ class DynamicProblem:
             self._restore(saved)
             return False, iterations
         self.external_work += self._integrator.external_power()
+        self.external_work += self._integrator.support_work(
+            self._problem.residual_form, self._motions.bcs
+        )
         self._integrator.update()
         self.time += dt
         self.steps += 1
         self._record(dt=dt, iterations=iterations)
         return True, iterations
+
+    def _start_accelerations(self) -> None:
+        """Generalized-α: a₀ from the equations of motion at t₀ (zero where ends are held)."""
+        integrator = self._integrator
+        assert isinstance(integrator, GeneralizedAlpha)
+        integrator.prepare(self.time, 0.0)  # load factors at t₀ (GA loads at t + dt)
+        state = self._rod.state.x.array.reshape(-1, 6)
+        state[:, :3] = integrator.previous_displacement.x.array.reshape(-1, 3)
+        held = self._motions.hold()
+        mass, forces = integrator.initial_acceleration_forms()
+        newton = default_newton_options(self._rod.mesh.comm)
+        problem = dolfinx.fem.petsc.LinearProblem(
+            mass,
+            forces,
+            bcs=self._motions.bcs,
+            petsc_options_prefix=f"{self.solver.getOptionsPrefix()}start_",
+            petsc_options={
+                k: newton[k] for k in ("ksp_type", "pc_type", "pc_factor_mat_solver_type")
+            },
+        )
+        solution = problem.solve()
+        self._motions.release(held)
+        solved = problem.solver.getConvergedReason() > 0
+        finite = np.all(np.isfinite(solution.x.array))
+        if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
+            integrator.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()
@@ -351,7 +411,7 @@ class DynamicProblem:
                             self.write_checkpoint(checkpoint)
                         raise ConvergenceError(
                             f"time step failed at t = {self.time:.6g}: Newton did not converge "
-                            f"(SNES reason {self.solver.getConvergedReason()}) with dt = "
+                            f"({self._problem.failure}) with dt = "
                             f"{step:.3g} (smallest allowed {stepping.smallest:.3g}); the rods "
                             "hold the last good state"
                             + (f", written to {checkpoint}" if checkpoint is not None else "")
@@ -374,50 +434,72 @@ class DynamicProblem:
                     self.write_checkpoint(checkpoint)
                 if on_step is not None:
                     on_step(self)
+                signum = stop_requested(self._rod.mesh.comm)
+                if signum:
+                    self._stop(signum, checkpoint)
         return self.series
+
+    def _stop(self, signum: int, checkpoint: str | Path | None) -> None:
+        """Write the last completed step to ``checkpoint`` and raise :class:`Interrupted`."""
+        where = f"t = {self.time:.6g} (step {self.steps})"
+        if checkpoint is not None:
+            self.write_checkpoint(checkpoint)
+            where += f"; checkpoint written to {checkpoint}"
+        raise Interrupted(signum, f"stopped by {signal.Signals(signum).name} at {where}.")
 
     # -- checkpoint and restart ------------------------------------------------------------------
     def write_checkpoint(self, folder: str | Path) -> None:
-        """Write every state array (one file per rank), time, step size and the series."""
+        """Write the state, time, step size and series to ``folder/state.npz`` (collective).
+
+        The layout is rank-independent (:mod:`fe_rodcontact.checkpoint`): a checkpoint written
+        on any number of ranks can be read on any other.
+        """
         comm = self._rod.mesh.comm
-        folder = Path(folder)
+        values = gather_cell_values(self._checkpoint_functions())
+        arrays = None
         if comm.rank == 0:
-            folder.mkdir(parents=True, exist_ok=True)
-        comm.barrier()
-        rod_state, own = self._save()
-        arrays = {f"rod_{i}": a for i, a in enumerate(rod_state)}
-        arrays.update({f"own_{i}": a for i, a in enumerate(own)})
-        arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
-        scalars = [self.time, self.external_work, self._next_dt or 0.0, self.steps, comm.size]
-        np.savez(folder / f"rank{comm.rank}.npz", scalars=np.array(scalars, dtype=float), **arrays)
-        comm.barrier()
+            assert values is not None
+            arrays = {f"field_{i}": a for i, a in enumerate(values)}
+            arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
+            scalars = [self.time, self.external_work, self._next_dt or 0.0, self.steps, comm.size]
+            arrays["scalars"] = np.array(scalars, dtype=float)
+        save_npz(Path(folder) / CHECKPOINT_FILE, comm, arrays)
 
     def read_checkpoint(self, folder: str | Path) -> None:
-        """Continue from a checkpoint written by :meth:`write_checkpoint` (same mesh and ranks)."""
+        """Continue from a checkpoint written by :meth:`write_checkpoint` (same mesh, any ranks)."""
         comm = self._rod.mesh.comm
-        path = Path(folder) / f"rank{comm.rank}.npz"
-        message = None if path.exists() else f"checkpoint file {path} not found."
+        path = Path(folder) / CHECKPOINT_FILE
+        message = None
+        if not path.exists():
+            message = (
+                f"no checkpoint {path}: the run that used this output folder wrote none. Set "
+                "[output].checkpoint_every > 0, or stop a run with Ctrl-C or SIGTERM (both write "
+                "one), or run without --restart."
+            )
+            old = sorted(Path(folder).glob("rank*.npz"))
+            if old:
+                message = (
+                    f"{folder} holds a per-rank checkpoint of an older version ({len(old)} "
+                    f"files), which only `mpiexec -n {len(old)}` could read; run again."
+                )
         raise_collectively(comm, message)
-        data = np.load(path)
-        t, work, next_dt, steps, size = data["scalars"]
+        data = load_npz(path, comm, "checkpoint")
+        functions = self._checkpoint_functions()
+        missing = [f"field_{i}" for i in range(len(functions)) if f"field_{i}" not in data]
         raise_collectively(
             comm,
-            None
-            if int(size) == comm.size
-            else f"checkpoint {folder} was written on {int(size)} ranks, not {comm.size}.",
+            f"checkpoint {path} lacks {missing}: it was written by another integrator; restart "
+            "with the case that wrote it."
+            if missing or "scalars" not in data
+            else None,
         )
-        rod_state = tuple(data[f"rod_{i}"] for i in range(len(self._rod.snapshot())))
-        own = tuple(data[f"own_{i}"] for i in range(len(self._functions())))
-        shapes_ok = all(
-            a.shape == b.shape
-            for a, b in zip((*rod_state, *own), (*self._save()[0], *self._save()[1]))
+        scatter_cell_values(
+            functions, [data[f"field_{i}"] for i in range(len(functions))], f"checkpoint {path}"
         )
-        raise_collectively(
-            comm, None if shapes_ok else f"checkpoint {folder} does not fit this mesh."
-        )
-        self._restore((rod_state, own))
+        t, work, next_dt, steps, _ranks = data["scalars"]
         self.time, self.external_work, self.steps = float(t), float(work), int(steps)
         self._next_dt = float(next_dt) if next_dt > 0 else None
-        self.series.load(
-            {k[len("series_") :]: data[k] for k in data.files if k.startswith("series_")}
-        )
+        self.series.load({k[len("series_") :]: data[k] for k in data if k.startswith("series_")})
+
+    def _checkpoint_functions(self) -> tuple[dolfinx.fem.Function, ...]:
+        return (*self._rod.state_functions(), *self._functions())

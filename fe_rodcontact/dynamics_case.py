@@ -51,7 +51,14 @@ class DynamicLoadSpec(LoadSpec):
             f = parse_expression(self.history, variables=("t",))
         except InputError as error:
             raise InputError(f"{where}.history: {error}") from None
-        return TimedLoad(load, lambda t: float(f(np.array(t))))
+
+        def history(t: float) -> float:
+            try:
+                return float(f(np.array(t)))
+            except InputError as error:
+                raise InputError(f"{where}.history at t = {t:g}: {error}") from None
+
+        return TimedLoad(load, history)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +77,12 @@ class InitialSpec:
             return None
         if len(texts) != 3:
             raise InputError(f"initial.{name} needs three expressions, got {len(texts)}.")
-        parts = [parse_expression(t, variables=("x", "y", "z")) for t in texts]
+        parts = []
+        for i, text in enumerate(texts):
+            try:
+                parts.append(parse_expression(text, variables=("x", "y", "z")))
+            except InputError as error:
+                raise InputError(f"initial.{name}[{i}]: {error}") from None
         return lambda x: np.vstack([p(x[0], x[1], x[2]) for p in parts])
 
 

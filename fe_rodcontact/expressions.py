@@ -96,7 +96,7 @@ def parse_expression(
     _check(tree, set(variables) | set(parameters), text)
     # Integer constants become floats, so that e.g. 9**9**9 overflows at once, not after hours.
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             node.value = float(node.value)
     code = compile(tree, "<expression>", "eval")
     namespace = {"__builtins__": {}, **_CONSTANTS, **FUNCTIONS, **parameters}
@@ -108,8 +108,15 @@ def parse_expression(
         with np.errstate(all="raise"):
             try:
                 result = eval(code, namespace, dict(zip(variables, arrays, strict=True)))
-            except (FloatingPointError, OverflowError) as error:
-                raise InputError(f"expression {text!r}: {error}") from None
+            except OverflowError:
+                raise InputError(
+                    f"expression {text!r}: a value overflows (above 1.8e308); use smaller numbers"
+                ) from None
+            except (FloatingPointError, ZeroDivisionError) as error:
+                what = "division by zero" if isinstance(error, ZeroDivisionError) else str(error)
+                raise InputError(
+                    f"expression {text!r}: {what} where it is evaluated; check the expression"
+                ) from None
         return np.broadcast_to(np.asarray(result, dtype=np.float64), arrays[0].shape).copy()
 
     return evaluate

@@ -28,7 +28,9 @@ with Chung–Hulbert parameters from the spectral radius ρ∞ at infinite frequ
 the Cayley map as local coordinates: the increment Θ = Λₙᵀτ = Δt (Wₙ + Δt(½−β)aₙ + Δt β aₙ₊₁),
 Wₙ₊₁ = Wₙ + Δt((1−γ)aₙ + γaₙ₊₁), (1−α_m)aₙ₊₁ + α_m aₙ = (1−α_f)Ẇₙ₊₁ + α_f Ẇₙ, equilibrium at
 tₙ₊₁. It damps high frequencies (ρ∞ < 1) and therefore does **not** conserve energy; ρ∞ = 1
-gives a non-dissipative but not exactly conserving scheme. Accelerations start from zero.
+gives a non-dissipative but not exactly conserving scheme. Accelerations start from the
+equations of motion at t₀ (:meth:`GeneralizedAlpha.initial_acceleration_forms`), so the scheme
+is second order from any initial state.
 
 The step itself (predict, solve, update velocities, commit rotations) is in
 :meth:`Integrator.update`/:meth:`Integrator.commit`; the loop over steps is in
@@ -300,6 +302,28 @@ class Integrator:
         local = float(np.dot(vector.array[:n], increment.ravel()))
         return float(self._rod.mesh.comm.allreduce(local))
 
+    def support_work(
+        self, residual: dolfinx.fem.Form, bcs: Sequence[dolfinx.fem.DirichletBC]
+    ) -> float:
+        """The work of the support reactions over the converged step (prescribed end motions).
+
+        At a prescribed dof the residual (inertia + internal − external forces) is the force
+        the support applies, so its work is Σ Rᵢ Δqᵢ over those dofs with Δq = (Δu, τ). For the
+        energy-momentum scheme this closes the energy balance exactly, as for the loads.
+        """
+        if not bcs:
+            return 0.0
+        vector = dolfinx.fem.assemble_vector(residual)
+        vector.scatter_reverse(dolfinx.la.InsertMode.add)
+        n = self._rod.function_space.dofmap.index_map.size_local * 6
+        increment = self._rod.state.x.array[:n].copy().reshape(-1, 6)
+        increment[:, :3] -= self.previous_displacement.x.array[: n // 2].reshape(-1, 3)
+        owned = [bc.dof_indices()[0][: bc.dof_indices()[1]] for bc in bcs]
+        dofs = np.unique(np.concatenate(owned)) if owned else np.zeros(0, dtype=np.int32)
+        dofs = dofs[dofs < n]
+        local = float(np.dot(vector.array[dofs], increment.ravel()[dofs]))
+        return float(self._rod.mesh.comm.allreduce(local))
+
     def update(self) -> None:
         """After a converged solve: new velocities (and accelerations), then the commit."""
         rod = self._rod
@@ -544,23 +568,61 @@ class GeneralizedAlpha(Integrator):
         )
 
     def _build_residual(self) -> ufl.Form:
-        rod = self._rod
         _, _, vdot = self._translational()
         _, w_new, wdot = self._rotational()
         inertia = self.inertia
         body_torque = inertia * wdot + ufl.cross(w_new, inertia * w_new)
+        residual = (
+            self.line_density * ufl.dot(vdot, self.du) * self.dx_mass
+            + ufl.dot(self.inertia_rotation_new * body_torque, self.dpsi) * self.dx_inertia
+            + self._internal_work()
+        )
+        external = self._external_virtual_work()
+        return residual if external is None else residual - external
+
+    def _internal_work(self) -> ufl.Form:
+        """∫ N·Λᵀ(δu' + r' × δψ) + M·Λᵀδψ' at the end of the step."""
+        rod = self._rod
         n, m = self._stress(self.strain_new, self.curvature_new)
         du_ds = rod.arclength_derivative(self.du)
         dpsi_ds = rod.arclength_derivative(self.dpsi)
         strain_variation = self.rotation_new.T * (du_ds + ufl.cross(self.dr_new, self.dpsi))
         curvature_variation = self.rotation_new.T * dpsi_ds
-        residual = (
-            self.line_density * ufl.dot(vdot, self.du) * self.dx_mass
-            + ufl.dot(self.inertia_rotation_new * body_torque, self.dpsi) * self.dx_inertia
-            + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
+        return (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
+
+    def initial_acceleration_forms(self) -> tuple[ufl.Form, ufl.Form]:
+        """The mass form and the forces at tₙ, for the accelerations that start the scheme.
+
+        With the state at (uₙ, τ = 0): find (a, β), β the spatial angular acceleration, with
+        ∫ ρA a·δu + (Λ J Λᵀ β)·δψ = δW_ext − δW_int − ∫ Λ(W × JW)·δψ. Starting from these
+        instead of zero keeps the scheme second order whatever the initial state (loads or
+        stresses at t = 0). The load factors must be those of tₙ.
+        """
+        trial = ufl.TrialFunction(self._rod.function_space)
+        a = ufl.as_vector([trial[i] for i in range(3)])
+        beta = ufl.as_vector([trial[i] for i in range(3, 6)])
+        frame, inertia, w = self.inertia_rotation, self.inertia, self.angular_velocity
+        mass = (
+            self.line_density * ufl.dot(a, self.du) * self.dx_mass
+            + ufl.dot(frame * inertia * frame.T * beta, self.dpsi) * self.dx_inertia
         )
+        gyroscopic = ufl.dot(frame * ufl.cross(w, inertia * w), self.dpsi) * self.dx_inertia
+        forces = -gyroscopic - self._internal_work()
         external = self._external_virtual_work()
-        return residual if external is None else residual - external
+        return mass, forces if external is None else forces + external
+
+    def set_initial_accelerations(self, solution: dolfinx.fem.Function) -> None:
+        """Store (a, β) from :meth:`initial_acceleration_forms` as aₙ = v̇ₙ (nodes, points)."""
+        values = solution.x.array.reshape(-1, 6)
+        for f in (self.acceleration, self.pseudo_acceleration):
+            f.x.array.reshape(-1, 3)[:] = values[:, :3]
+        beta = ufl.as_vector([solution[i] for i in range(3, 6)])
+        body = dolfinx.fem.Expression(self.inertia_rotation.T * beta, self._inertia_points)
+        mesh = self._rod.mesh
+        n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
+        alpha = body.eval(mesh, np.arange(n_cells, dtype=np.int32))
+        for f in (self.angular_acceleration, self.angular_pseudo_acceleration):
+            scatter_to_quadrature(f, alpha)
 
     def _build_update_expressions(self) -> dict[str, dolfinx.fem.Expression]:
         a_new, w_new, wdot_new = self._rotational()

@@ -15,6 +15,7 @@ import meshio
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rod import CosseratRod
 
 __all__ = ["RodVTXWriter", "gather_cells", "write_vtu"]
@@ -85,20 +86,36 @@ def write_vtu(rod: CosseratRod, filename: str | Path) -> None:
     displacement = rod.gather_nodal(rod.displacement)
     rotation = rod.gather_nodal(rod.rotation).reshape(-1, 3, 3)
     cells, rods = gather_cells(rod)
+    message = None
     if rod.mesh.comm.rank == 0:
-        cell_type = "line" if cells.shape[1] == 2 else "line3"
-        meshio.write(
-            str(filename),
-            meshio.Mesh(
-                coordinates + displacement,
-                [(cell_type, cells)],
-                point_data={
-                    "displacement": displacement,
-                    "d1": rotation[:, :, 0],
-                    "d2": rotation[:, :, 1],
-                    "d3": rotation[:, :, 2],
-                },
-                cell_data={"rod": [rods]},
-            ),
-        )
-    rod.mesh.comm.barrier()
+        try:
+            _write_polyline(filename, coordinates, displacement, rotation, cells, rods)
+        except Exception as error:  # meshio raises many types; every rank must learn of it
+            message = f"could not write {filename}: {error}"
+    raise_collectively(rod.mesh.comm, message)
+
+
+def _write_polyline(
+    filename: str | Path,
+    coordinates: npt.NDArray[np.float64],
+    displacement: npt.NDArray[np.float64],
+    rotation: npt.NDArray[np.float64],
+    cells: npt.NDArray[np.int64],
+    rods: npt.NDArray[np.int32],
+) -> None:
+    """Write the polyline with meshio (one rank)."""
+    cell_type = "line" if cells.shape[1] == 2 else "line3"
+    meshio.write(
+        str(filename),
+        meshio.Mesh(
+            coordinates + displacement,
+            [(cell_type, cells)],
+            point_data={
+                "displacement": displacement,
+                "d1": rotation[:, :, 0],
+                "d2": rotation[:, :, 1],
+                "d3": rotation[:, :, 2],
+            },
+            cell_data={"rod": [rods]},
+        ),
+    )

@@ -12,6 +12,8 @@ Tags:
     * facet (vertex) tags ``2 i + 1`` and ``2 i + 2`` mark the start and end of open rod ``i``.
 """
 
+import contextlib
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -454,7 +456,7 @@ def _build(
         )
     else:
         x, cells = np.zeros((0, 3)), np.zeros((0, degree + 1), dtype=np.int64)
-        rod_of_cell = frames = arclength = None
+        rod_of_cell = frames = arclength = None  # type: ignore[assignment]
         meta = None
     names, lengths, closed, ends, node_ranges = comm.bcast(meta, root=0)
     message = None
@@ -498,7 +500,7 @@ def _build(
     tagged, values = [], []
     for i, (start, end) in enumerate(ends):
         for node, value in ((start, 2 * i + 1), (end, 2 * i + 2)):
-            hit = np.flatnonzero(vertex_input == node) if node >= 0 else []
+            hit = np.flatnonzero(vertex_input == node) if node >= 0 else np.zeros(0, np.intp)
             tagged += list(vertices[hit])
             values += [value] * len(hit)
     order = np.argsort(tagged)
@@ -577,10 +579,18 @@ def _read_chains(path: Path, rod_tag: str | None) -> tuple[list[RodChain], int]:
         )
     if not path.exists():
         raise InputError(f"{path}: no such file.")
+    said = io.StringIO()  # meshio prints some errors itself before it calls sys.exit()
     try:
-        data = meshio.read(path)
-    except Exception as error:  # meshio raises many types; name the file either way.
-        raise InputError(f"{path}: meshio could not read it ({error}).") from error
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            data = meshio.read(path)
+    except (Exception, SystemExit) as error:  # meshio raises many types; name the file either way
+        lines = [*said.getvalue().splitlines(), str(error)]
+        detail = next((t.removeprefix("Error: ").strip() for t in lines if len(t) > 3), "")
+        detail = detail or type(error).__name__
+        raise InputError(
+            f"{path}: meshio could not read it ({detail}); check that the file is complete "
+            "and in the format its suffix says."
+        ) from None
     blocks = [b for b in data.cells if b.dim == 1 or b.type in _LINE_TYPES]
     other = sorted({b.type for b in data.cells if b.type not in _LINE_TYPES and b.type != "vertex"})
     if other:

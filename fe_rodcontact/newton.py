@@ -17,7 +17,7 @@ element that needs dof transformations) are packed in full in every callback ins
 slower, never wrong.
 """
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from petsc4py import PETSc
 
@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
-from fe_rodcontact.errors import InputError
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.solvecheck import LinearSolveCheck
 
 __all__ = ["NewtonProblem"]
 
@@ -93,6 +94,59 @@ class _PackedForm:
             self.coefficients[key][:, columns] = values[entries]
 
 
+def _petsc_reason(error: PETSc.Error) -> str:
+    """The message lines of a PETSc error (without its call stack)."""
+    lines = [line.split("] ", 1)[-1].strip() for line in str(error).splitlines()[1:]]
+    said = [line for line in lines if line and "() at " not in line]
+    return " ".join(said[:2]) or f"error code {error.ierr}"
+
+
+def _set_options(
+    snes: PETSc.SNES, prefix: str, given: dict[str, object], optional: Collection[str]
+) -> None:
+    """Push ``given`` under ``prefix``, let the SNES read them, remove them; check use."""
+    options = PETSc.Options()
+    for key, value in given.items():
+        options[f"{prefix}{key}"] = value
+    message = None
+    try:
+        snes.setFromOptions()
+    except PETSc.Error as error:
+        shown = ", ".join(f"{k} = {v!r}" for k, v in given.items() if k not in optional)
+        message = (
+            f"petsc_options: PETSc rejected the options ({_petsc_reason(error)}); "
+            f"check the names and values given: {shown or 'none'}."
+        )
+    finally:
+        unused = [k for k in given if not options.used(f"{prefix}{k}") and k not in optional]
+        for key in given:
+            options.delValue(f"{prefix}{key}")
+    if message is None and unused:
+        message = (
+            f"petsc_options: {unused} not used by the solver (a misspelt name, or an option "
+            "of a solver type that is not selected); remove or correct them."
+        )
+    raise_collectively(snes.comm.tompi4py(), message)
+
+
+def _suspicious_convergence(reason: int, norms: npt.NDArray[np.float64], atol: float) -> str | None:
+    """Why a converged SNES solve is not a solution, or ``None`` when it is one.
+
+    A step-size test (``snes_stol``) also "converges" when x is so large (a garbage solution
+    of a singular system) that no step is relatively big; accept it only when the residual
+    fell by six orders of magnitude or to within 10·``atol`` (the round-off floor).
+    """
+    if len(norms) and not np.all(np.isfinite(norms)):
+        return "the residual became inf/NaN"
+    small_step = reason == PETSc.SNES.ConvergedReason.CONVERGED_SNORM_RELATIVE
+    if small_step and len(norms) > 1 and norms[-1] > max(1e-6 * norms[0], 10 * atol):
+        return (
+            f"Newton's steps stalled with the residual at {norms[-1]:.3g} "
+            f"(from {norms[0]:.3g}): a singular or ill-posed problem"
+        )
+    return None
+
+
 class NewtonProblem:
     """F(u; v) = 0 for all v, by PETSc SNES Newton, with pre-packed form coefficients.
 
@@ -104,6 +158,12 @@ class NewtonProblem:
         petsc_options: Options set on the SNES (and its KSP/PC) under the prefix.
         jacobian: The Jacobian form; by default the Gateaux derivative of ``residual``.
         jit_options: CFFI JIT options for the compiled kernels.
+        optional_options: Names in ``petsc_options`` that may go unused (defaults that the
+            user's choice of solver makes irrelevant); any other unused name is an error.
+
+    Raises:
+        InputError: On every rank, when PETSc rejects an option value or an option is not
+            used by the solver (a misspelt name), naming the options.
     """
 
     def __init__(
@@ -116,6 +176,7 @@ class NewtonProblem:
         petsc_options: dict[str, object] | None = None,
         jacobian: ufl.Form | None = None,
         jit_options: dict[str, object] | None = None,
+        optional_options: Collection[str] = (),
     ):
         if not petsc_options_prefix:  # the same argument on every rank: no collective needed
             raise InputError("petsc_options_prefix must be a non-empty string, e.g. 'rods_'.")
@@ -135,14 +196,11 @@ class NewtonProblem:
         self._snes.setJacobian(self._assemble_jacobian, self._A, self._A)
         self._snes.setOptionsPrefix(petsc_options_prefix)
         self._A.setOptionsPrefix(f"{petsc_options_prefix}A_")
-        options = PETSc.Options()
-        options.prefixPush(petsc_options_prefix)
-        for key, value in (petsc_options or {}).items():
-            options[key] = value
-        self._snes.setFromOptions()
-        for key in petsc_options or {}:
-            del options[key]
-        options.prefixPop()
+        _set_options(self._snes, petsc_options_prefix, petsc_options or {}, optional_options)
+        self._check = LinearSolveCheck()
+        self._check.attach(self._snes.getKSP())
+        self._snes.setConvergenceHistory(reset=True)
+        self._failure: str | None = None
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
@@ -171,14 +229,42 @@ class NewtonProblem:
         self._jacobian.pack()
         self._taken = None
 
+    @property
+    def failure(self) -> str | None:
+        """Why the last :meth:`solve` failed, in words (``None`` after a converged one)."""
+        return self._failure
+
     def solve(self) -> tuple[bool, int]:
-        """Newton from the current u; returns (converged, iterations). u holds the last iterate."""
+        """Newton from the current u; returns (converged, iterations). u holds the last iterate.
+
+        Every linear solve is checked (:class:`~fe_rodcontact.solvecheck.LinearSolveCheck`);
+        a PETSc error inside the solve (e.g. MUMPS on a singular matrix) counts as a failed
+        solve on every rank, with the reason in :attr:`failure`.
+        """
         self.pack()
         dolfinx.fem.petsc.assign(self._unknown, self._x)
-        self._snes.solve(None, self._x)
+        error = None
+        try:
+            self._snes.solve(None, self._x)
+        except PETSc.Error as exc:
+            error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
+        comm = self._unknown.function_space.mesh.comm
+        errors = [e for e in comm.allgather(error) if e is not None]
         dolfinx.la.petsc._ghost_update(self._x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
         dolfinx.fem.petsc.assign(self._x, self._unknown)
-        return self._snes.getConvergedReason() > 0, int(self._snes.getIterationNumber())
+        reason = self._snes.getConvergedReason()
+        converged = reason > 0 and not errors
+        self._failure = None
+        if errors:
+            self._failure = errors[0]
+        elif not converged:
+            self._failure = self._check.failure or f"SNES reason {reason}"
+        else:
+            self._failure = _suspicious_convergence(
+                reason, self._snes.getConvergenceHistory()[0], self._snes.getTolerances()[1]
+            )
+            converged = self._failure is None
+        return converged, int(self._snes.getIterationNumber())
 
     # -- SNES callbacks ---------------------------------------------------------------------
     def _take(self, x: PETSc.Vec) -> None:

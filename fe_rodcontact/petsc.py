@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.constraints import PointConstraints
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
+from fe_rodcontact.solvecheck import LinearSolveCheck
 
 __all__ = [
     "SaddlePointProblem",
@@ -172,6 +173,8 @@ class SaddlePointProblem:
         if self._method == "schur":
             pc = self._snes.getKSP().getPC()
             pc.setFieldSplitIS(("fields", self._is_fields), ("multipliers", self._is_mult))
+        self._check = LinearSolveCheck()
+        self._check.attach(self._snes.getKSP())
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -284,7 +287,11 @@ class SaddlePointProblem:
         reason = self._snes.getConvergedReason()
         ksp_reason = self._snes.getKSP().getConvergedReason()
         if reason <= 0 or ksp_reason < 0:
-            raise ConvergenceError(f"saddle-point solve failed (SNES {reason}, KSP {ksp_reason})")
+            raise ConvergenceError(
+                f"saddle-point solve failed (SNES {reason}, KSP {ksp_reason}"
+                + (f": {self._check.failure}" if self._check.failure else "")
+                + ")"
+            )
         x = self._x.getArray(readonly=True)
         mu = np.array(x[self._n_local :]) if self._comm.rank == 0 else None
         mu = self._comm.bcast(mu, root=0)

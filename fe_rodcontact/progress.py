@@ -1,6 +1,7 @@
 """A progress bar on rank 0 only (rich), silent elsewhere and when disabled."""
 
 from types import TracebackType
+from typing import Any
 
 from mpi4py import MPI
 
@@ -21,8 +22,8 @@ class Progress:
         self._enabled = enabled and comm.rank == 0
         self._description = description
         self._total = total
-        self._bar = None
-        self._task = None
+        self._bar: Any = None  # a rich Progress, imported only when drawn
+        self._task: Any = None
 
     def __enter__(self) -> "Progress":
         if self._enabled:

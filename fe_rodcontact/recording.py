@@ -18,6 +18,8 @@ import dolfinx.io
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.checkpoint import gather_cell_values, load_npz, save_npz, scatter_cell_values
+
 __all__ = ["FieldWriter", "TimeSeries"]
 
 SCALARS = ("t", "dt", "iterations", "kinetic_energy", "elastic_energy", "external_work")
@@ -63,22 +65,24 @@ class TimeSeries:
             self._rows[key] = [np.asarray(v, dtype=float) for v in arrays[key]]
 
     def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
-        """Write the series to an ``.npz`` file (rank 0)."""
-        if comm.rank == 0:
-            path = Path(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(path, **self.arrays())
-        comm.barrier()
+        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank)."""
+        save_npz(path, comm, self.arrays() if comm.rank == 0 else None)
 
 
 class FieldWriter:
     """VTX (ADIOS2) output of rod fields every ``every`` steps; open it in ParaView.
+
+    ADIOS2's VTX writer cannot append to an existing file, so with ``frames`` every written
+    frame is also stored there in the rank-independent layout of
+    :mod:`fe_rodcontact.checkpoint`; after a restart :meth:`replay` writes the frames up to the
+    checkpoint into the new file first, and the field output holds every frame exactly once.
 
     Args:
         comm: The communicator.
         path: The ``.bp`` folder.
         functions: Functions on one (Lagrange) space, e.g. displacement and velocity.
         every: Write every that many accepted steps.
+        frames: Folder for the stored frames (``None``: none stored, no replay).
     """
 
     def __init__(
@@ -87,14 +91,61 @@ class FieldWriter:
         path: str | Path,
         functions: list[dolfinx.fem.Function],
         every: int = 1,
+        frames: str | Path | None = None,
     ):
+        self._comm = comm
+        self._functions = list(functions)
         self._writer = dolfinx.io.VTXWriter(comm, str(path), functions, engine="BP4")
         self._every = max(1, int(every))
+        self._frames = None if frames is None else Path(frames)
 
     def write(self, step: int, t: float) -> None:
         """Write at step ``step`` (time t) when it is a multiple of ``every``."""
         if step % self._every == 0:
-            self._writer.write(t)
+            self._write(step, t)
+
+    def _write(self, step: int, t: float) -> None:
+        self._writer.write(t)
+        if self._frames is not None:
+            values = gather_cell_values(self._functions)
+            arrays = None
+            if values is not None:
+                arrays = {f"field_{i}": v for i, v in enumerate(values)}
+                arrays["t"] = np.array(t)
+            save_npz(self._frames / f"frame_{step:09d}.npz", self._comm, arrays)
+
+    def stored_steps(self) -> list[int]:
+        """The steps of the stored frames (same on every rank)."""
+        steps = None
+        if self._comm.rank == 0:
+            files = [] if self._frames is None else self._frames.glob("frame_*.npz")
+            steps = sorted(int(f.stem.removeprefix("frame_")) for f in files)
+        return self._comm.bcast(steps, root=0)
+
+    def replay(self, last_step: int) -> int:
+        """Write the stored frames up to ``last_step`` again and drop later ones; returns the count.
+
+        The Functions are left as they were.
+        """
+        if self._frames is None:
+            return 0
+        current = [f.x.array.copy() for f in self._functions]
+        count = 0
+        for step in self.stored_steps():
+            path = self._frames / f"frame_{step:09d}.npz"
+            if step > last_step:  # after the checkpoint: the restart computes it again
+                if self._comm.rank == 0:
+                    path.unlink(missing_ok=True)
+                continue
+            data = load_npz(path, self._comm, "stored field frame")
+            arrays = [data[f"field_{i}"] for i in range(len(self._functions))]
+            scatter_cell_values(self._functions, arrays, f"stored field frame {path}")
+            self._writer.write(float(data["t"]))
+            count += 1
+        for f, values in zip(self._functions, current):
+            f.x.array[:] = values
+        self._comm.barrier()
+        return count
 
     def close(self) -> None:
         """Close the file."""

@@ -406,31 +406,23 @@ class CosseratRod:
         self.node_increments()[:] = 0.0
         self._displacement.x.array.reshape(-1, 3)[:] = self._state.x.array.reshape(-1, 6)[:, :3]
 
+    def state_functions(self) -> tuple[dolfinx.fem.Function, ...]:
+        """Every Function that holds the state (for snapshots and checkpoints)."""
+        return (
+            self._state,
+            self._rotation_qp,
+            self._curvature_qp,
+            self._node_rotation,
+            self._displacement,
+        )
+
     def snapshot(self) -> tuple[Array, ...]:
         """Copies of every state array, for :meth:`restore` after a failed step."""
-        return tuple(
-            f.x.array.copy()
-            for f in (
-                self._state,
-                self._rotation_qp,
-                self._curvature_qp,
-                self._node_rotation,
-                self._displacement,
-            )
-        )
+        return tuple(f.x.array.copy() for f in self.state_functions())
 
     def restore(self, snapshot: tuple[Array, ...]) -> None:
         """Return to a state saved by :meth:`snapshot`."""
-        for f, saved in zip(
-            (
-                self._state,
-                self._rotation_qp,
-                self._curvature_qp,
-                self._node_rotation,
-                self._displacement,
-            ),
-            snapshot,
-        ):
+        for f, saved in zip(self.state_functions(), snapshot):
             f.x.array[:] = saved
 
     def rotate_rigidly(

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.dynamics import CHECKPOINT_FILE, DynamicProblem, TimeStepping
 from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.integrators import TimedLoad, cayley_map, cayley_vector
 from fe_rodcontact.loads import EndForce, EndMoment, Support
@@ -337,7 +337,7 @@ def test_failed_step_raises_everywhere_and_keeps_last_state(comm, shared_tmp):
         problem.solve(1.0, TimeStepping(dt=0.1, min_dt=0.05), checkpoint=shared_tmp / "last")
     assert problem.time == 0.0
     assert np.array_equal(rod.state.x.array, before)
-    assert (shared_tmp / "last" / f"rank{comm.rank}.npz").exists()
+    assert (shared_tmp / "last" / CHECKPOINT_FILE).exists()
 
 
 def test_bad_input_errors(comm):

@@ -2,7 +2,7 @@
 # Set up the development environment (idempotent) and run the flagship demo or the tests.
 #
 #   bash tools/dev.sh demo   # create .venv if needed, then run demos/demo_rollup_helix.py
-#   bash tools/dev.sh test   # create .venv if needed, then pytest serially and on 2 MPI ranks
+#   bash tools/dev.sh test   # create .venv if needed, then mypy, pytest serially and on 2 MPI ranks
 #
 # The environment is a venv in .venv from a Python >= 3.12 with DOLFINx 0.11 from the PyPI
 # wheel `dolfinx-solver-real` and this package in editable mode with its test extras.
@@ -58,13 +58,19 @@ case "${1:-}" in
         setup
         shift
         python demos/demo_rollup_helix.py --out-dir results/rollup_helix "$@"
+        echo "The fe-rodcontact command lives in .venv: run 'source .venv/bin/activate' first" \
+            "(or call .venv/bin/fe-rodcontact and .venv/bin/mpiexec)."
         ;;
     test)
         setup
         shift
         export OMP_NUM_THREADS=1
+        # types: disallow_untyped_defs on the package (pyproject.toml [tool.mypy])
+        python -m mypy fe_rodcontact
         python -m pytest -q "$@"
-        mpiexec -n 2 python -m mpi4py -m pytest -q -p no:cacheprovider "$@"
+        # a hang on 2 ranks must fail CI, not block it (the suite takes ~2 minutes there)
+        timeout --signal=TERM --kill-after=30 1200 \
+            mpiexec -n 2 python -m mpi4py -m pytest -q -p no:cacheprovider "$@"
         ;;
     *)
         echo "usage: bash tools/dev.sh demo|test [extra arguments]" >&2

@@ -1,20 +1,43 @@
 """The ``fe-rodcontact`` command line: one subcommand per module in this package.
 
 Each subcommand module defines ``add_parser(subparsers)`` (its flags) and ``run(args) -> int``.
+
+Exit codes (the same on every rank, and under ``mpiexec``):
+
+====  ===================================================================================
+0     success; the results are where the last line printed says
+1     an internal error (a bug): the traceback is printed, every rank is stopped
+2     bad input: case file, mesh, expression, flag, output folder or restart (one line)
+3     the solver failed (a step did not converge at the smallest step size)
+130   stopped by Ctrl-C (SIGINT) after a completed step (dynamics: checkpoint written)
+143   stopped by SIGTERM (a scheduler's time limit), likewise
+====  ===================================================================================
 """
 
 import argparse
 import importlib
 import sys
+import traceback
 
 from mpi4py import MPI
 
 from fe_rodcontact.errors import ConvergenceError, InputError
+from fe_rodcontact.interrupt import Interrupted, stop_on_signals
 
-__all__ = ["main"]
+__all__ = ["EXIT_CODES", "main"]
 
 SUBCOMMANDS = ("statics", "strings", "dynamics")
 """Modules of :mod:`fe_rodcontact.cli` that provide a subcommand of the same name."""
+
+EXIT_CODES = {
+    "success": 0,
+    "internal error": 1,
+    "bad input": 2,
+    "solver failed": 3,
+    "interrupted (SIGINT)": 130,
+    "terminated (SIGTERM)": 143,
+}
+"""The exit-code convention of the command (see the module docstring)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fe-rodcontact",
         description="Cosserat rods in rolling and potential contact (FEniCSx/DOLFINx).",
+        epilog="exit codes: 0 success, 1 internal error, 2 bad input, 3 solver failed, "
+        "130/143 stopped by SIGINT/SIGTERM. Output folders are relative to the current "
+        "folder; paths inside a case file (mesh.file) are relative to the case file.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
@@ -30,20 +56,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the process exit code.
+def _say(message: str) -> None:
+    """Print one line on rank 0 (stderr)."""
+    if MPI.COMM_WORLD.rank == 0:
+        print(f"fe-rodcontact: {message}", file=sys.stderr, flush=True)
 
-    Input and convergence errors are printed once (rank 0) without a traceback and give exit
-    code 2 and 3; every rank raises them together, so no rank is left waiting.
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the process exit code (see the module docstring).
+
+    Input and convergence errors are raised on every rank together and printed once (rank 0)
+    as one line. Anything else is a bug: its traceback is printed and, on several ranks, the
+    whole job is aborted so that no rank waits forever for one that failed.
     """
     args = build_parser().parse_args(argv)
+    comm = MPI.COMM_WORLD
     try:
-        return int(args.run(args) or 0)
+        with stop_on_signals():
+            return int(args.run(args) or 0)
     except InputError as error:
-        if MPI.COMM_WORLD.rank == 0:
-            print(f"fe-rodcontact: input error: {error}", file=sys.stderr)
+        _say(f"input error: {error}")
         return 2
     except ConvergenceError as error:
-        if MPI.COMM_WORLD.rank == 0:
-            print(f"fe-rodcontact: solver failed: {error}", file=sys.stderr)
+        _say(f"solver failed: {error}")
         return 3
+    except Interrupted as error:
+        _say(str(error))
+        return error.exit_code
+    except KeyboardInterrupt:
+        _say("interrupted (a second Ctrl-C/SIGTERM stops without writing a checkpoint).")
+        if comm.size > 1:
+            comm.Abort(130)
+        return 130
+    except BaseException:
+        if isinstance(sys.exc_info()[1], SystemExit) and comm.size == 1:
+            raise
+        print(f"fe-rodcontact: internal error on rank {comm.rank} (a bug, please report it):")
+        traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if comm.size > 1:
+            comm.Abort(1)
+        return 1

@@ -1,20 +1,25 @@
 """``fe-rodcontact dynamics CASE.toml``: rod dynamics from a case file.
 
-Writes into the case's output folder: ``series.npz`` (t, kinetic/elastic energy, external
-work, linear and angular momentum per step), ``rods.bp`` (VTX displacement and velocity every
-``vtx_every`` steps) and, with ``checkpoint_every``, a ``checkpoint/`` folder; ``--restart``
-continues from it. A failed step leaves the last good state in ``checkpoint/``.
+Writes into the output folder (``--out``, else the case's ``[output].folder``, relative to the
+current folder): ``series.npz`` (t, kinetic/elastic energy, external work, linear and angular
+momentum per step), ``rods.bp`` (VTX displacement and velocity every ``vtx_every`` steps) and
+``checkpoint/`` (every ``checkpoint_every`` steps and at the end, on a failed step, and on
+Ctrl-C or SIGTERM);
+``--restart`` continues from it, on any number of ranks.
 """
 
 import argparse
+import shutil
 from pathlib import Path
 
 from mpi4py import MPI
 
 from fe_rodcontact.case import load_case
-from fe_rodcontact.cli.statics import build_rods
+from fe_rodcontact.cli.output import prepare_folder
+from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.dynamics import DynamicProblem
 from fe_rodcontact.dynamics_case import DynamicsCase
+from fe_rodcontact.interrupt import Interrupted
 from fe_rodcontact.recording import FieldWriter
 
 __all__ = ["add_parser", "run", "run_case"]
@@ -41,8 +46,18 @@ def run_case(
     restart: bool = False,
     progress: bool = True,
 ) -> Path:
-    """Run a dynamics case; returns the output folder."""
+    """Run a dynamics case; returns the output folder.
+
+    ``out`` (or else ``[output].folder``) is relative to the current folder and checked before
+    any work. A fresh run clears the folder's old checkpoint; ``restart`` continues from it,
+    rewriting the stored field frames up to the checkpoint so that ``rods.bp`` holds every
+    frame once. Ctrl-C or SIGTERM writes a checkpoint of the last completed step.
+    """
+    name = "--out" if out is not None else "[output].folder"
+    folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
+    checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
+    check_references(case, rod.rods)  # type: ignore[arg-type]
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],
@@ -56,12 +71,11 @@ def run_case(
     problem.set_initial_velocity(
         case.initial.field("velocity"), case.initial.field("angular_velocity")
     )
-    folder = out if out is not None else Path(case.output.folder)
-    if not folder.is_absolute() and out is None:
-        folder = base / folder
-    checkpoint = folder / "checkpoint"
     if restart:
         problem.read_checkpoint(checkpoint)
+    elif comm.rank == 0:
+        shutil.rmtree(checkpoint, ignore_errors=True)  # a fresh run: old frames do not belong
+    comm.barrier()
     fields = None
     if case.output.vtx_every > 0:
         fields = FieldWriter(
@@ -69,7 +83,10 @@ def run_case(
             folder / "rods.bp",
             [rod.displacement, problem.integrator.velocity],
             every=case.output.vtx_every,
+            frames=checkpoint / "frames",
         )
+        if restart:
+            fields.replay(problem.steps)
     try:
         problem.solve(
             case.time.t_end,
@@ -79,6 +96,8 @@ def run_case(
             checkpoint=checkpoint,
             checkpoint_every=case.output.checkpoint_every,
         )
+        if case.output.checkpoint_every > 0:  # the end state too: a run can be extended
+            problem.write_checkpoint(checkpoint)
     finally:
         problem.series.save(folder / case.output.series, comm)
         if fields is not None:
@@ -90,12 +109,20 @@ def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
     case = load_case(args.case, DynamicsCase)
-    run_case(
-        case,
-        comm,
-        args.case.resolve().parent,
-        args.out,
-        restart=args.restart,
-        progress=not args.no_progress,
-    )
+    try:
+        folder = run_case(
+            case,
+            comm,
+            args.case.resolve().parent,
+            args.out,
+            restart=args.restart,
+            progress=not args.no_progress,
+        )
+    except Interrupted as stop:
+        again = ["fe-rodcontact", "dynamics", str(args.case), "--restart"]
+        if args.out is not None:
+            again += ["--out", str(args.out)]
+        raise Interrupted(stop.signum, f"{stop} Continue with: {' '.join(again)}") from None
+    if comm.rank == 0:
+        print(f"fe-rodcontact dynamics: results in {folder}", flush=True)
     return 0

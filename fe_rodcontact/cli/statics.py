@@ -13,13 +13,14 @@ from mpi4py import MPI
 import numpy as np
 
 from fe_rodcontact.case import StaticsCase, load_case
+from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.io import RodVTXWriter, write_vtu
 from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.statics import StaticProblem
 
-__all__ = ["add_parser", "build_rods", "run", "run_case"]
+__all__ = ["add_parser", "build_rods", "check_references", "run", "run_case"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -65,11 +66,46 @@ def build_rods(case: StaticsCase, comm: MPI.Comm, base: Path) -> CosseratRod:
     return CosseratRod(rods, sections)
 
 
+def check_references(case: StaticsCase, rods: RodMesh) -> None:
+    """Check that every support and load names an existing rod (and end); the table in errors.
+
+    Raises:
+        InputError: Naming the table, e.g. ``supports[1].rod: unknown rod 'arm'; ...``.
+    """
+    for i, support in enumerate(case.supports):
+        try:
+            rods.end_tag(support.rod, support.end)
+        except InputError as error:
+            raise InputError(f"supports[{i}].rod: {error}") from None
+    for i, load in enumerate(case.loads):
+        try:
+            if load.rod is not None and load.end is not None:
+                rods.end_tag(load.rod, load.end)
+            elif load.rod is not None:
+                rods.rod_index(load.rod)
+            for name in load.rods or ():
+                rods.rod_index(name)
+        except InputError as error:
+            raise InputError(f"loads[{i}]: {error}") from None
+
+
 def run_case(
-    case: StaticsCase, comm: MPI.Comm, base: Path, out: Path | None = None, progress: bool = True
+    case: StaticsCase,
+    comm: MPI.Comm,
+    base: Path,
+    out: Path | None = None,
+    progress: bool = True,
+    title: str = "fe-rodcontact statics",
 ) -> Path:
-    """Run a statics case; returns the output folder."""
+    """Run a statics case; returns the output folder.
+
+    ``out`` (or else ``[output].folder``) is relative to the current folder; it is created and
+    checked before any work (see :mod:`fe_rodcontact.cli.output`).
+    """
+    name = "--out" if out is not None else "[output].folder"
+    folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
     rod = build_rods(case, comm, base)
+    check_references(case, rod.rods)
     problem = StaticProblem(
         rod,
         [s.build() for s in case.supports],
@@ -77,10 +113,6 @@ def run_case(
         petsc_options_prefix="fe_rodcontact_statics_",
         petsc_options=case.solver.petsc_options,
     )
-    folder = out if out is not None else Path(case.output.folder)
-    if comm.rank == 0:
-        folder.mkdir(parents=True, exist_ok=True)
-    comm.barrier()
     open_ends = [
         (i, end)
         for i in range(rod.rods.num_rods)
@@ -118,8 +150,8 @@ def run_case(
         if case.output.plot:
             from fe_rodcontact.plotting import plot_rods
 
-            plot_rods(rod, folder / "rods.png", title="fe-rodcontact statics")
-    except OSError as error:
+            plot_rods(rod, folder / "rods.png", title=f"{title}: rods at load factor 1")
+    except Exception as error:  # disk full, a broken plotting back end: every rank must know
         message = f"could not write the results to {folder}: {error}"
     raise_collectively(comm, message)
     return folder
@@ -129,7 +161,14 @@ def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
     case = load_case(args.case, StaticsCase)
-    folder = run_case(case, comm, args.case.resolve().parent, args.out, not args.no_progress)
+    folder = run_case(
+        case,
+        comm,
+        args.case.resolve().parent,
+        args.out,
+        not args.no_progress,
+        title=f"statics case {args.case.name}",
+    )
     if comm.rank == 0:
-        print(f"fe-rodcontact statics: results in {folder}")
+        print(f"fe-rodcontact statics: results in {folder}", flush=True)
     return 0

@@ -7,6 +7,7 @@ contact: a second run without contact is made for it); with ``--wav`` the sound 
 """
 
 import argparse
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,10 +15,11 @@ from mpi4py import MPI
 
 import numpy as np
 
+from fe_rodcontact.cli.output import prepare_file
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.strings.model import StringsConfig, run_strings
 
-__all__ = ["add_parser", "config_from_args", "run"]
+__all__ = ["add_parser", "config_from_args", "run", "sound_seconds"]
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -101,12 +103,49 @@ def config_from_args(args: argparse.Namespace) -> StringsConfig:
     )
 
 
+_FLAGS = re.compile(
+    r"\b(bc|length|wave_speed|F|G1|G2|s1|s2|u0|u0_rate|v0|v0_rate|elements|degree|kernel|"
+    r"solver|dt|t_end|output_interval)\b"
+)
+
+
+def _as_flags(message: str) -> str:
+    """Name the command-line flags instead of the config fields (``t_end`` → ``--t-end``)."""
+    return _FLAGS.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
+def sound_seconds(config: StringsConfig, pitch: float) -> tuple[float, float]:
+    """Seconds of sound a run lasts, and the ``--t-end`` that gives one second.
+
+    One period 2π/ω0 = L/c of the simulation lasts 1/pitch seconds (see
+    :func:`~fe_rodcontact.strings.figures.write_wav`).
+    """
+    period = config.length / config.wave_speed
+    return config.t_end / period / pitch, pitch * period
+
+
+def print_if(condition: bool, text: str, flush: bool = True) -> None:
+    """Print ``text`` when ``condition`` holds."""
+    if condition:
+        print(text, flush=flush)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the ``strings`` subcommand."""
+    """Run the ``strings`` subcommand: check every input and output first, then run."""
     comm = MPI.COMM_WORLD
     config = config_from_args(args)
-    result = run_strings(config, comm)
-    result.save(args.out, comm)
+    message = None
+    try:
+        config.validate()
+        if args.pitch <= 0 or not np.isfinite(args.pitch):
+            raise InputError(f"--pitch must be a positive frequency in Hz, got {args.pitch!r}")
+    except InputError as error:
+        message = _as_flags(str(error))
+    raise_collectively(comm, message)
+    out = prepare_file(args.out, comm, "--out")
+    wav = None if args.wav is None else prepare_file(args.wav, comm, "--wav")
+    result = run_strings(config, comm, progress=not args.quiet)
+    result.save(out, comm)
     if comm.rank == 0 and not args.quiet:
         drift = np.max(np.abs(result.energy - result.energy[0])) / max(
             abs(result.energy[0]), 1e-300
@@ -114,9 +153,10 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"strings: {config.num_steps} steps to t = {result.t[-1]:g}; "
             f"s1 = {result.s1[-1]:.6f}, s2 = {result.s2[-1]:.6f}; "
-            f"relative energy change {drift:.2e}; wrote {args.out}"
+            f"relative energy change {drift:.2e}; wrote {out}",
+            flush=True,
         )
-    if args.plot or args.wav is not None:
+    if args.plot or wav is not None:
         from fe_rodcontact.strings.figures import plot_space_time, plot_spectrum, write_wav
 
         runs = {"without contact": result}
@@ -125,14 +165,27 @@ def run(args: argparse.Namespace) -> int:
             runs = {"with contact": result, "without contact": free}
         message = None
         if comm.rank == 0:
-            stem = args.out.with_suffix("")
+            stem = out.with_suffix("")
             try:
                 if args.plot:
                     plot_space_time(result, f"{stem}_space_time.png")
                     plot_spectrum(runs, f"{stem}_spectrum.png")
-                if args.wav is not None:
-                    write_wav(result, args.wav, pitch=args.pitch)
-            except (InputError, OSError) as error:
-                message = f"could not write figures/sound: {error}"
+                    if not args.quiet:
+                        print(f"strings: figures {stem}_space_time.png, {stem}_spectrum.png")
+                if wav is not None:
+                    write_wav(result, wav, pitch=args.pitch)
+                    seconds, one_second = sound_seconds(config, args.pitch)
+                    print_if(
+                        not args.quiet,
+                        f"strings: wrote {wav}: {seconds:.3g} s of sound (ω0 at {args.pitch:g} "
+                        f"Hz); --t-end {one_second:.6g} gives one second.",
+                        flush=True,
+                    )
+            except InputError as error:
+                message = f"--wav/--plot: {_as_flags(str(error))}"
+            except Exception as error:  # wave, matplotlib: one line, on every rank
+                message = (
+                    f"could not write the figures or the sound: {type(error).__name__}: {error}"
+                )
         raise_collectively(comm, message)
     return 0

@@ -22,12 +22,25 @@ from fe_rodcontact.errors import InputError
 from fe_rodcontact.strings.analysis import spectrum
 from fe_rodcontact.strings.model import StringsResult
 
-__all__ = ["fundamental_frequency", "plot_space_time", "plot_spectrum", "write_wav"]
+__all__ = [
+    "describe_run",
+    "fundamental_frequency",
+    "plot_space_time",
+    "plot_spectrum",
+    "write_wav",
+]
 
 
 def fundamental_frequency(result: StringsResult) -> float:
     """ω0 = 2πc/L of the run."""
     return 2.0 * np.pi * result.config.wave_speed / result.config.length
+
+
+def describe_run(result: StringsResult) -> str:
+    """A one-line description of a run for figure titles (ends, coupling, contact)."""
+    c = result.config
+    coupling = f"F = {c.F:g}, G1 = {c.G1:g}, G2 = {c.G2:g}" if c.contact else "no contact"
+    return f"two strings, {c.bc} ends, L = {c.length:g}, c = {c.wave_speed:g}, {coupling}"
 
 
 def plot_space_time(result: StringsResult, path: str | Path, title: str = "") -> Path:
@@ -62,9 +75,8 @@ def plot_space_time(result: StringsResult, path: str | Path, title: str = "") ->
         ax.set_xlabel("x" if name == "u" else "y")
         ax.set_title(f"{name}(x, t)")
     axes[0].set_ylabel("t")
-    fig.colorbar(image, ax=axes, shrink=0.8)
-    if title:
-        fig.suptitle(title)
+    fig.colorbar(image, ax=axes, shrink=0.8, label="displacement u(x, t), v(y, t)")
+    fig.suptitle(title or describe_run(result))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -84,9 +96,9 @@ def plot_spectrum(
     ax.set_ylabel("S(ω) (normalised)")
     ax.set_ylim(1e-14, 2.0)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend()
-    if title:
-        ax.set_title(title)
+    ax.legend(title="û1(t), first mode of u")
+    first = next(iter(results.values()), None)
+    ax.set_title(title or (f"Spectrum of û1: {describe_run(first)}" if first else "Spectrum"))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

@@ -22,6 +22,7 @@ per step: it is conserved exactly, whatever s* is, up to the linear solver's rou
 s-update is solved by fixed-point iteration on s* (one saddle solve per iteration).
 """
 
+import signal
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
@@ -39,6 +40,7 @@ from fe_rodcontact.constraints import IntervalLocator, PointConstraints, PointTe
 from fe_rodcontact.contact.kernels import get_kernel
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.expressions import parse_expression
+from fe_rodcontact.interrupt import Interrupted, stop_requested
 from fe_rodcontact.petsc import SaddlePointProblem, block_diagonal
 from fe_rodcontact.strings.geometry import create_string_mesh
 
@@ -122,6 +124,17 @@ class StringsConfig:
             positive(name)
         if not (np.isfinite(self.t_end) and self.t_end >= 0):
             raise InputError(f"t_end must be >= 0, got {self.t_end!r}")
+        if 0 < self.t_end < self.dt * (1 - 1e-9):
+            raise InputError(
+                f"dt {self.dt!r} is larger than t_end {self.t_end!r}: no step would be taken; "
+                "give a t_end of at least one dt"
+            )
+        if abs(self.num_steps * self.dt - self.t_end) > 1e-9 * max(self.t_end, self.dt):
+            below = np.floor(self.t_end / self.dt) * self.dt
+            raise InputError(
+                f"t_end {self.t_end!r} is not a multiple of dt {self.dt!r}; "
+                f"give t_end {below:.12g} or {below + self.dt:.12g}, or a dt that divides it"
+            )
         for name in ("F", "G1", "G2", "s1", "s2"):
             if not np.isfinite(getattr(self, name)):
                 raise InputError(f"{name} must be finite, got {getattr(self, name)!r}")
@@ -497,6 +510,13 @@ class TwoStrings:
         record()
         for k in range(1, c.num_steps + 1):
             self.step()
+            signum = stop_requested(self.comm)
+            if signum:
+                raise Interrupted(
+                    signum,
+                    f"stopped by {signal.Signals(signum).name} at t = {self.time:.6g} (step {k} "
+                    f"of {c.num_steps}); nothing was written: the strings model has no restart.",
+                )
             iterations.append(self.iterations)
             if k % every == 0:
                 record()
@@ -521,11 +541,16 @@ class TwoStrings:
             mat.destroy()
 
 
-def run_strings(config: StringsConfig, comm: MPI.Comm = MPI.COMM_WORLD) -> StringsResult:
-    """Build the model for ``config``, integrate to ``t_end`` and free it."""
+def run_strings(
+    config: StringsConfig, comm: MPI.Comm = MPI.COMM_WORLD, progress: bool = False
+) -> StringsResult:
+    """Build the model for ``config``, integrate to ``t_end`` and free it.
+
+    With ``progress``, rank 0 prints the time and the contact points 20 times during the run.
+    """
     model = TwoStrings(config, comm)
     try:
-        return model.run()
+        return model.run(progress=progress)
     finally:
         model.destroy()
 

@@ -1,0 +1,355 @@
+"""Issue 11: bad inputs give one line that names the input, a documented exit code, no traceback.
+
+Every case runs the command in-process (``fe_rodcontact.cli.main``), so the suite is cheap
+and runs unchanged serially and under ``mpiexec -n 2`` (all of them on 2 ranks: a hang there
+fails the MPI run of the suite, which has a timeout in tests/test_faults.py's subprocess runs
+and in CI). Exit codes: 2 bad input (argparse also exits 2 for a bad flag).
+"""
+
+import re
+
+from mpi4py import MPI
+
+import pytest
+
+from fe_rodcontact.cli import main
+
+STATICS = """
+[[rods]]
+name = "beam"
+curve = "straight"
+start = [0, 0, 0]
+end = [1, 0, 0]
+elements = 4
+
+[section]
+radius = 0.01
+E = 1e9
+nu = 0.3
+
+[[supports]]
+rod = "beam"
+end = "start"
+
+[[loads]]
+type = "end_force"
+rod = "beam"
+end = "end"
+force = [0, 1, 0]
+
+[output]
+vtx = false
+vtu = false
+plot = false
+"""
+
+DYNAMICS = """
+[[rods]]
+name = "beam"
+curve = "straight"
+start = [0, 0, 0]
+end = [1, 0, 0]
+elements = 4
+
+[section]
+EA = 1e3
+GA1 = 1e3
+GA2 = 1e3
+EI1 = 1.0
+EI2 = 1.0
+GJ = 1.0
+rhoA = 1.0
+rhoI1 = 0.01
+rhoI2 = 0.01
+rhoJ = 0.02
+
+[[loads]]
+type = "end_force"
+rod = "beam"
+end = "end"
+force = [0.0, 1.0, 0.0]
+history = "heaviside(0.5 - t)"
+
+[time]
+t_end = 0.2
+dt = 0.1
+
+[output]
+vtx_every = 0
+"""
+
+# (id, base case, (old, new) replacement or text to append, message pattern)
+STATICS_CASES = [
+    ("toml-syntax", STATICS, ("elements = 4", "elements = = 4"), r"case.toml: not valid TOML"),
+    ("unknown-top-key", STATICS, ("[[rods]]", "colour = 'red'\n[[rods]]"), r"unknown key colour"),
+    ("unknown-rod-key", STATICS, ("elements = 4", "elements = 4\nlenght = 2"), r"rods\[0\]\.lenght"),
+    ("elements-string", STATICS, ("elements = 4", "elements = 'four'"), r"rods\[0\]\.elements must"),
+    ("start-2d", STATICS, ("start = [0, 0, 0]", "start = [0, 0]"), r"rods\[0\]\.start must be a"),
+    ("unknown-curve", STATICS, ('curve = "straight"', 'curve = "spiral"'), r"unknown curve 'spiral'"),
+    ("arc-no-angle", STATICS, ('curve = "straight"', 'curve = "arc"\nradius = 1.0'), r"needs \['angle'\]"),
+    ("no-section", STATICS, ("[section]\nradius = 0.01\nE = 1e9\nnu = 0.3", ""), r"rods\[0\] has no section"),
+    ("E-and-EA", STATICS, ("nu = 0.3", "nu = 0.3\nEA = 1.0"), r"section: give either E"),
+    ("general-incomplete", STATICS, ("radius = 0.01\nE = 1e9\nnu = 0.3", "EA = 1.0"), r"section: give radius and E"),
+    ("no-radius", STATICS, ("radius = 0.01\n", ""), r"section: a circular section needs radius"),
+    ("negative-E", STATICS, ("E = 1e9", "E = -1e9"), r"section: circular section needs radius > 0 and E > 0"),
+    ("bad-nu", STATICS, ("nu = 0.3", "nu = 0.7"), r"nu must lie in"),
+    ("support-kind", STATICS, ('end = "start"', 'end = "start"\nkind = "glued"'), r"unknown support kind 'glued'"),
+    ("support-end", STATICS, ('end = "start"', 'end = "middle"'), r"'start' or 'end'"),
+    ("support-rod", STATICS, ('rod = "beam"\nend = "start"', 'rod = "bean"\nend = "start"'), r"supports\[0\]\.rod: unknown rod 'bean'"),
+    ("support-index", STATICS, ('rod = "beam"\nend = "start"', 'rod = 3\nend = "start"'), r"supports\[0\]\.rod: rod index 3 out of range"),
+    ("load-type", STATICS, ('type = "end_force"', 'type = "push"'), r"unknown load type 'push'"),
+    ("load-rod", STATICS, ('rod = "beam"\nend = "end"', 'rod = "arm"\nend = "end"'), r"loads\[0\]: unknown rod 'arm'"),
+    ("load-no-force", STATICS, ("force = [0, 1, 0]", ""), r"loads\[0\]: load type 'end_force' needs \['force'\]"),
+    ("load-force-text", STATICS, ("force = [0, 1, 0]", "force = 'up'"), r"loads\[0\]\.force must be"),
+    ("rods-and-mesh", STATICS, "[mesh]\nfile = 'x.msh'\n", r"either as \[\[rods\]\] tables or as \[mesh\]\.file"),
+    ("no-rods", "[section]\nradius = 0.01\nE = 1e9\nnu = 0.3\n", "", r"no rods: add \[\[rods\]\]"),
+    ("free-rod", STATICS, ('[[supports]]\nrod = "beam"\nend = "start"', ""), r"rod 'beam' can move rigidly"),
+    ("pinned-pinned", STATICS, ('end = "start"', 'end = "start"\nkind = "pinned"\n[[supports]]\nrod = "beam"\nend = "end"\nkind = "pinned"'), r"rod 'beam' can move rigidly \(1 free motion"),
+    ("min-step", STATICS, "[solver]\nmin_step = 0.5\n", r"load stepping needs 0 < min_step"),
+    ("grow", STATICS, "[solver]\ngrow = 0.5\n", r"grow factor must be >= 1"),
+    ("petsc-type", STATICS, "[solver]\npetsc_options = {snes_type = 'nosuchsolver'}\n", r"petsc_options: PETSc rejected .*nosuchsolver"),
+    ("petsc-name", STATICS, "[solver]\npetsc_options = {snes_rtoll = 1e-8}\n", r"petsc_options: \['snes_rtoll'\] not used"),
+    ("petsc-value", STATICS, "[solver]\npetsc_options = {snes_max_it = 'many'}\n", r"petsc_options: PETSc rejected .*snes_max_it"),
+    ("output-type", STATICS, ("plot = false", "plot = 'no'"), r"output\.plot must be true or false"),
+]  # fmt: skip
+
+DYNAMICS_CASES = [
+    ("no-time", DYNAMICS, ("[time]\nt_end = 0.2\ndt = 0.1", ""), r"missing key time"),
+    ("t-end", DYNAMICS, ("t_end = 0.2", "t_end = -1.0"), r"t_end must be positive"),
+    ("dt-zero", DYNAMICS, ("dt = 0.1", "dt = 0.0"), r"time step dt must be positive"),
+    ("min-dt", DYNAMICS, ("dt = 0.1", "dt = 0.1\nmin_dt = 1.0"), r"min_dt must lie in \(0, dt\]"),
+    ("integrator", DYNAMICS, ("dt = 0.1", "dt = 0.1\nintegrator = 'euler'"), r"integrator 'euler' unknown"),
+    ("mass", DYNAMICS, ("dt = 0.1", "dt = 0.1\nmass = 'heavy'"), r"mass must be 'consistent' or 'lumped'"),
+    ("history-syntax", DYNAMICS, ('history = "heaviside(0.5 - t)"', 'history = "t +"'), r"loads\[0\]\.history: expression 't \+': invalid syntax"),
+    ("history-name", DYNAMICS, ('history = "heaviside(0.5 - t)"', 'history = "sin(w*t)"'), r"loads\[0\]\.history: .*unknown name 'w'"),
+    ("history-code", DYNAMICS, ('history = "heaviside(0.5 - t)"', "history = \"__import__('os')\""), r"loads\[0\]\.history: .*only these functions"),
+    ("history-overflow", DYNAMICS, ('history = "heaviside(0.5 - t)"', 'history = "9**9**9"'), r"loads\[0\]\.history at t = .*overflows"),
+    ("history-log", DYNAMICS, ('history = "heaviside(0.5 - t)"', 'history = "log(-1 - t)"'), r"loads\[0\]\.history at t = .*invalid value"),
+    ("velocity-two", DYNAMICS, "[initial]\nvelocity = ['0', '1']\n", r"initial\.velocity needs three expressions"),
+    ("velocity-name", DYNAMICS, "[initial]\nvelocity = ['0', 'q', '0']\n", r"initial\.velocity\[1\]: expression 'q': unknown name"),
+    ("velocity-attr", DYNAMICS, "[initial]\nvelocity = ['x.real', '0', '0']\n", r"initial\.velocity\[0\]: .*Attribute is not allowed"),
+    ("output-every", DYNAMICS, ("vtx_every = 0", "vtx_every = 'often'"), r"output\.vtx_every must be an integer"),
+]  # fmt: skip
+
+STRINGS_CASES = [
+    ("s1-outside", ["--s1", "100"], r"--s1 = 100\.0 lies outside the string"),
+    ("dt-negative", ["--dt", "-1"], r"--dt must be a positive number"),
+    ("dt-over-t-end", ["--dt", "0.5", "--t-end", "0.2"], r"--dt 0\.5 is larger than --t-end 0\.2"),
+    ("t-end-multiple", ["--dt", "0.1", "--t-end", "0.25"], r"--t-end 0\.25 is not a multiple of --dt 0\.1"),
+    ("u0-code", ["--u0", "open('x')"], r"expression \"open\('x'\)\": only these functions"),
+    ("u0-overflow", ["--u0", "9**9**9"], r"expression '9\*\*9\*\*9': a value overflows"),
+    ("u0-syntax", ["--u0", "x +"], r"expression 'x \+': invalid syntax"),
+    ("v0-name", ["--v0", "sin(k*x)"], r"unknown name 'k'"),
+    ("elements-zero", ["--elements", "0"], r"--elements must be a positive integer"),
+    ("interval", ["--dt", "0.1", "--t-end", "1", "--output-interval", "0.25"], r"--output-interval 0\.25 must be a multiple of --dt"),
+    ("length-zero", ["--length", "0"], r"--length must be a positive number"),
+    ("pitch", ["--pitch", "-5", "--wav", "{tmp}/a.wav"], r"--pitch must be a positive frequency"),
+    ("probe-outside", ["--probe", "7"], r"probe 7\.0 = 7\.0 lies outside the string"),
+]  # fmt: skip
+
+ARGPARSE_CASES = [
+    ("unknown-flag", ["strings", "--nosuch"], r"unrecognized arguments: --nosuch"),
+    ("bad-choice", ["strings", "--bc", "sideways"], r"invalid choice: 'sideways'"),
+    ("probe-text", ["strings", "--probe", "1,abc"], r"expected comma-separated numbers"),
+    ("dt-text", ["strings", "--dt", "fast"], r"invalid float value: 'fast'"),
+    ("no-subcommand", [], r"required: command"),
+    ("statics-no-case", ["statics"], r"required: case"),
+]  # fmt: skip
+
+
+def _write(path, content, comm):
+    if comm.rank == 0:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    comm.barrier()
+    return path
+
+
+def _mutate(base, change):
+    if isinstance(change, tuple):
+        assert change[0] in base, change
+        return base.replace(*change)
+    return base + "\n" + change
+
+
+def _check(argv, capsys, pattern, code=2):
+    """Run the command in-process; the exit code, no traceback, the message on rank 0."""
+    try:
+        got = main([str(a) for a in argv])
+    except SystemExit as exit_:  # argparse
+        got = exit_.code
+    captured = capsys.readouterr()
+    text = captured.err + captured.out
+    assert "Traceback" not in text and "Exception ignored" not in text
+    assert got == code, text
+    codes = MPI.COMM_WORLD.allgather(got)
+    assert len(set(codes)) == 1
+    if MPI.COMM_WORLD.rank == 0:
+        assert re.search(pattern, text), text
+        lines = [line for line in captured.err.splitlines() if line.startswith("fe-rodcontact:")]
+        assert len(lines) <= 1
+
+
+@pytest.mark.parametrize(("base", "change", "pattern"), [c[1:] for c in STATICS_CASES],
+                         ids=[c[0] for c in STATICS_CASES])  # fmt: skip
+def test_bad_statics_case(base, change, pattern, comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
+    _check(["statics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+    assert not (shared_tmp / "out" / "statics.npz").exists()
+
+
+@pytest.mark.parametrize(("base", "change", "pattern"), [c[1:] for c in DYNAMICS_CASES],
+                         ids=[c[0] for c in DYNAMICS_CASES])  # fmt: skip
+def test_bad_dynamics_case(base, change, pattern, comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
+    _check(["dynamics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+@pytest.mark.parametrize(("flags", "pattern"), [c[1:] for c in STRINGS_CASES],
+                         ids=[c[0] for c in STRINGS_CASES])  # fmt: skip
+def test_bad_strings_flags(flags, pattern, shared_tmp, capsys):
+    flags = [f.replace("{tmp}", str(shared_tmp)) for f in flags]
+    _check(["strings", *flags, "--out", shared_tmp / "s.npz", "--quiet"], capsys, pattern)
+    assert not (shared_tmp / "s.npz").exists()
+
+
+@pytest.mark.parametrize(("argv", "pattern"), [c[1:] for c in ARGPARSE_CASES],
+                         ids=[c[0] for c in ARGPARSE_CASES])  # fmt: skip
+def test_bad_flags(argv, pattern, capsys):
+    _check(argv, capsys, pattern)
+
+
+# -- case files that are not case files -----------------------------------------------------------
+
+
+def test_case_missing(shared_tmp, capsys):
+    _check(["statics", shared_tmp / "nope.toml"], capsys, r"nope\.toml: no such case file")
+
+
+def test_case_is_a_folder(shared_tmp, capsys):
+    _check(["dynamics", shared_tmp], capsys, r"is a folder, not a case file")
+
+
+def test_case_not_utf8(comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "latin1.toml", "# Gr\xfc\xdfe\n".encode("latin-1"), comm)
+    _check(["statics", case], capsys, r"latin1\.toml: not a text case file .*UTF-8")
+
+
+# -- mesh files ------------------------------------------------------------------------------------
+
+MESH_CASE = """
+[mesh]
+file = "{name}"
+
+[section]
+radius = 0.01
+E = 1e9
+nu = 0.3
+"""
+
+MESHES = [
+    ("missing", "absent.msh", None, r"absent\.msh: no such file"),
+    ("suffix", "rods.stl", b"solid\n", r"rods\.stl: unknown rod mesh format '\.stl'"),
+    ("msh-truncated", "bad.msh", b"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2\n", r"bad\.msh: meshio could not read it"),
+    ("vtu-exits", "bad.vtu", b"\xff\xfe\x00 not xml", r"bad\.vtu: meshio could not read it"),
+    ("xdmf-garbage", "bad.xdmf", b"<Xdmf><Domain>", r"bad\.xdmf: meshio could not read it"),
+    ("no-section", "ok.msh", "copy", r"a \[section\] table is needed"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "content", "pattern"), [m[1:] for m in MESHES],
+                         ids=[m[0] for m in MESHES])  # fmt: skip
+def test_bad_mesh_file(name, content, pattern, comm, shared_tmp, capsys):
+    from conftest import REPO
+
+    text = MESH_CASE.format(name=name)
+    if content == "copy":
+        content = (REPO / "meshes" / "two_rods.msh").read_bytes()
+        text = text.replace("[section]\nradius = 0.01\nE = 1e9\nnu = 0.3\n", "")
+    if content is not None:
+        _write(shared_tmp / name, content, comm)
+    case = _write(shared_tmp / "mesh_case.toml", text, comm)
+    _check(["statics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+# -- output folders --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["statics", "dynamics"])
+@pytest.mark.parametrize(
+    ("where", "pattern"),
+    [
+        ("{file}", r"--out .*blocker is an existing file, not a folder"),
+        ("{file}/below", r"--out .*below lies below the file .*blocker"),
+        ("/proc/x", r"--out /proc/x cannot be written"),
+    ],
+    ids=["existing-file", "below-a-file", "unwritable"],
+)
+def test_bad_output_folder(command, where, pattern, comm, shared_tmp, capsys):
+    blocker = _write(shared_tmp / "blocker", "a file", comm)
+    case = _write(shared_tmp / "case.toml", STATICS if command == "statics" else DYNAMICS, comm)
+    out = where.format(file=blocker)
+    _check([command, case, "--out", out, "--no-progress"], capsys, pattern)
+
+
+def test_case_output_folder_unwritable(comm, shared_tmp, capsys):
+    text = STATICS.replace("vtx = false", "folder = '/proc/y'\nvtx = false")
+    case = _write(shared_tmp / "case.toml", text, comm)
+    _check(["statics", case, "--no-progress"], capsys, r"\[output\]\.folder /proc/y cannot be")
+
+
+@pytest.mark.parametrize(
+    ("flag", "where", "pattern"),
+    [
+        ("--out", "{tmp}", r"--out .* is a folder; give a file name"),
+        ("--out", "{file}/s.npz", r"--out .*s\.npz: the folder .*blocker is an existing file"),
+        ("--wav", "/proc/x/a.wav", r"--wav /proc/x/a\.wav: the folder /proc/x cannot be written"),
+    ],
+    ids=["out-folder", "out-below-file", "wav-unwritable"],
+)
+def test_bad_strings_output(flag, where, pattern, comm, shared_tmp, capsys):
+    blocker = _write(shared_tmp / "blocker", "a file", comm)
+    target = where.format(tmp=shared_tmp, file=blocker)
+    argv = ["strings", "--t-end", "0.02", "--quiet", flag, target]
+    if flag == "--wav":
+        argv += ["--out", shared_tmp / "s.npz"]
+    _check(argv, capsys, pattern)
+
+
+# -- restarts --------------------------------------------------------------------------------------
+
+
+def test_restart_without_checkpoint(comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", DYNAMICS, comm)
+    argv = ["dynamics", case, "--out", shared_tmp / "fresh", "--restart", "--no-progress"]
+    _check(argv, capsys, r"no checkpoint .*checkpoint_every > 0, or stop a run with Ctrl-C")
+
+
+def test_restart_damaged_checkpoint(comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", DYNAMICS, comm)
+    _write(shared_tmp / "broken" / "checkpoint" / "state.npz", b"not a zip file", comm)
+    argv = ["dynamics", case, "--out", shared_tmp / "broken", "--restart", "--no-progress"]
+    _check(argv, capsys, r"checkpoint .*state\.npz cannot be read")
+
+
+def test_restart_old_per_rank_checkpoint(comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", DYNAMICS, comm)
+    for rank in range(3):
+        _write(shared_tmp / "old" / "checkpoint" / f"rank{rank}.npz", b"x", comm)
+    argv = ["dynamics", case, "--out", shared_tmp / "old", "--restart", "--no-progress"]
+    _check(argv, capsys, r"per-rank checkpoint .* `mpiexec -n 3`")
+
+
+def test_restart_checkpoint_of_another_mesh(comm, shared_tmp, capsys):
+    text = DYNAMICS.replace("vtx_every = 0", "vtx_every = 0\ncheckpoint_every = 1")
+    case = _write(shared_tmp / "case.toml", text, comm)
+    out = shared_tmp / "other"
+    assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
+    finer = _write(
+        shared_tmp / "finer.toml", DYNAMICS.replace("elements = 4", "elements = 5"), comm
+    )
+    argv = ["dynamics", finer, "--out", out, "--restart", "--no-progress"]
+    _check(argv, capsys, r"checkpoint .*state\.npz does not fit this case")
