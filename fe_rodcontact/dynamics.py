@@ -31,6 +31,7 @@ import numpy.typing as npt
 import ufl
 
 from fe_rodcontact.checkpoint import gather_cell_values, load_npz, save_npz, scatter_cell_values
+from fe_rodcontact.contributions import StepContribution
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.integrators import (
     EnergyMomentum,
@@ -187,6 +188,8 @@ class DynamicProblem:
         petsc_options: SNES/KSP options overriding the defaults.
         monitors: Told about every accepted step (and t = 0); their scalars join the time
             series (e.g. :class:`~fe_rodcontact.contact.ContactMonitor`: contacts, min gap).
+        contributions: Terms of the step equations beside the rod's own (e.g.
+            :class:`~fe_rodcontact.contact.ObstaclePotential`), energy-momentum only.
     """
 
     def __init__(
@@ -201,9 +204,22 @@ class DynamicProblem:
         mass: str = "consistent",
         petsc_options: dict[str, object] | None = None,
         monitors: Sequence[StepMonitor] = (),
+        contributions: Sequence[StepContribution] = (),
     ):
         comm = rod.mesh.comm
         self._monitors = tuple(monitors)
+        self._contributions = tuple(contributions)
+        raise_collectively(
+            comm,
+            None
+            if not contributions or integrator == "energy-momentum"
+            else (
+                "contact contributions (e.g. ObstaclePotential) need the energy-momentum "
+                f"integrator, not {integrator!r}; use integrator='energy-momentum'."
+            ),
+        )
+        for contribution in self._contributions:
+            contribution.check_start()
         raise_collectively(
             comm, None if petsc_options_prefix else "petsc_options_prefix must be non-empty."
         )
@@ -216,7 +232,9 @@ class DynamicProblem:
         timed = [load if isinstance(load, TimedLoad) else TimedLoad(load) for load in loads]
         self._rod = rod
         if integrator == "energy-momentum":
-            self._integrator: Integrator = EnergyMomentum(rod, timed, mass=mass)
+            self._integrator: Integrator = EnergyMomentum(
+                rod, timed, mass=mass, contributions=self._contributions
+            )
         else:
             self._integrator = GeneralizedAlpha(
                 rod, timed, spectral_radius=spectral_radius, mass=mass
@@ -311,6 +329,8 @@ class DynamicProblem:
             self._start_accelerations()
         saved = self._save()
         self._integrator.prepare(self.time, dt)
+        for contribution in self._contributions:
+            contribution.prepare(self.time, dt)
         self._motions.update(self.time + dt)
         converged, iterations = self._problem.solve()
         if not converged:
@@ -323,6 +343,8 @@ class DynamicProblem:
         self._integrator.update()
         self.time += dt
         self.steps += 1
+        for contribution in self._contributions:
+            contribution.commit(self.time)
         self._record(dt=dt, iterations=iterations)
         return True, iterations
 
@@ -354,6 +376,8 @@ class DynamicProblem:
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()
+        for contribution in self._contributions:
+            d.update(contribution.diagnostics())
         for monitor in self._monitors:
             monitor.observe(self.steps, self.time)
             d.update(monitor.record())

@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
+from fe_rodcontact.contributions import StepContribution
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.kinematics import skew
 from fe_rodcontact.loads import EndForce, EndMoment, Load, PointForce, PointMoment
@@ -146,11 +147,17 @@ class Integrator:
     name = "integrator"
 
     def __init__(
-        self, rod: CosseratRod, loads: Sequence[TimedLoad] = (), *, mass: str = "consistent"
+        self,
+        rod: CosseratRod,
+        loads: Sequence[TimedLoad] = (),
+        *,
+        mass: str = "consistent",
+        contributions: Sequence[StepContribution] = (),
     ):
         if mass not in ("consistent", "lumped"):
             raise InputError(f"mass must be 'consistent' or 'lumped', got {mass!r}.")
         self._rod = rod
+        self._contributions = tuple(contributions)
         mesh = rod.mesh
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
@@ -477,6 +484,10 @@ class EnergyMomentum(Integrator):
             + ufl.dot(spin_new - spin_n, self.dpsi) / dt * self.dx_inertia
             + (ufl.dot(n, strain_variation) + ufl.dot(m, curvature_variation)) * rod.dx
         )
+        for contribution in self._contributions:
+            residual += contribution.virtual_work(
+                self.previous_displacement, self.u, self.du, self.tau, self.dpsi
+            )
         external = self._external_virtual_work()
         return residual if external is None else residual - external
 

@@ -3,7 +3,7 @@
 :class:`TimeSeries` keeps one row per accepted step (every rank holds the same, already
 reduced values) and writes an ``.npz`` file on rank 0 with the keys ``t``, ``dt``,
 ``iterations``, ``kinetic_energy``, ``elastic_energy``, ``external_work``, ``total_energy``
-(= kinetic + elastic − external work, constant for a conserving scheme),
+(= kinetic + elastic [+ contact] − external work, constant for a conserving scheme),
 ``linear_momentum`` (n×3) and ``angular_momentum`` (n×3, about the origin), plus the scalars of
 step monitors (the contact search's ``contacts``, ``min_gap``, ``contacts_new``,
 ``contacts_released``).
@@ -54,6 +54,8 @@ class TimeSeries:
         for key in VECTORS:
             out[key] = np.asarray(self._rows[key], dtype=float).reshape(-1, 3)
         out["total_energy"] = out["kinetic_energy"] + out["elastic_energy"] - out["external_work"]
+        if "contact_energy" in out:
+            out["total_energy"] = out["total_energy"] + out["contact_energy"]
         return out
 
     def load(self, arrays: dict[str, npt.NDArray[np.float64]]) -> None:

@@ -41,6 +41,7 @@ from fe_rodcontact.contact.laws import (
 from fe_rodcontact.contact.monitor import ContactMonitor
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.contact.output import ContactPointWriter
+from fe_rodcontact.contact.potential import ObstaclePotential
 
 __all__ = [
     "KERNELS",
@@ -72,6 +73,7 @@ __all__ = [
     "LinearPenaltyLaw",
     "NormalLaw",
     "Obstacle",
+    "ObstaclePotential",
     "Plane",
     "RawContacts",
     "RepulsiveLaw",

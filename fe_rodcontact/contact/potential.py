@@ -1,0 +1,216 @@
+"""Potential contact of rods with rigid obstacles, distributed along the rods, in UFL.
+
+A rod of radius R whose centreline passes at x has the gap g(x) = φ(x) − R to an obstacle with
+signed distance φ (:mod:`fe_rodcontact.contact.obstacles`). A conservative contact law with
+energy W(g) per unit length (:mod:`fe_rodcontact.contact.laws`: Tatone's repulsive and adhesive
+laws, the linear penalty) stores the energy ∫ W(g(x)) ds along the rods. The law acts at every
+quadrature point of the rods, so no contact point has to be found (the obstacle part of the
+contact search is for output and for the rolling model).
+
+**Energy–momentum consistent.** In the energy–momentum step from xₙ to xₙ₊₁ the contact force
+is the discrete gradient of Gonzalez (1996) of V(x) = W(g(x)) at each quadrature point,
+
+    DV = ∇V(x̄) + [V(xₙ₊₁) − V(xₙ) − ∇V(x̄)·Δx] Δx / |Δx|²,   x̄ = (xₙ + xₙ₊₁)/2,
+
+so that DV·Δx = V(xₙ₊₁) − V(xₙ) exactly: kinetic + elastic + contact energy is conserved by
+the step (for a fixed obstacle), to the Newton tolerance. Where |Δx| is below 1e-10 of the
+radius, the midpoint gradient ∇V(x̄) is used (the difference is O(|Δx|²)). The Jacobian is the
+exact UFL derivative of this term. A moving obstacle takes its position at tₙ for xₙ and at
+tₙ₊₁ for xₙ₊₁; it then does work on the rods, which is not recorded (energy is conserved
+for fixed obstacles).
+
+The power laws are singular at g = 0: a gap ≤ 0 at a quadrature point at the start is an
+:class:`~fe_rodcontact.errors.InputError` naming the rod and the obstacle; during a run the
+Newton iteration keeps g > 0 or fails, and the step is cut.
+"""
+
+from collections.abc import Sequence
+
+import basix.ufl
+import dolfinx.fem
+import numpy as np
+import ufl
+
+from fe_rodcontact.contact.laws import AdhesiveLaw, LinearPenaltyLaw, NormalLaw, RepulsiveLaw
+from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.rod import CosseratRod
+
+__all__ = ["ObstaclePotential", "ufl_energy"]
+
+
+def ufl_energy(law: NormalLaw, gap: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
+    """The law's energy per unit length W(g) as a UFL expression.
+
+    Raises:
+        InputError: For a law without a UFL form here (use one of the supported ones).
+    """
+    if isinstance(law, RepulsiveLaw):
+        nu = law.exponent
+        return law.coefficient * gap ** (1 - nu) / (nu - 1)
+    if isinstance(law, AdhesiveLaw):
+        p, q, g0 = law.attractive_exponent, law.repulsive_exponent, law.gap_scale
+        x = gap / g0
+        return -law.coefficient * g0 * (x ** (1 - p) / (p - 1) - x ** (1 - q) / (q - 1))
+    if isinstance(law, LinearPenaltyLaw):
+        overlap = law.activation_gap - gap
+        return 0.5 * law.penalty * ufl.conditional(ufl.gt(overlap, 0), overlap**2, 0)
+    raise InputError(
+        f"contact law {type(law).__name__} has no UFL energy here; obstacle potential contact "
+        "supports RepulsiveLaw, AdhesiveLaw and LinearPenaltyLaw."
+    )
+
+
+def _ufl_distance(
+    obstacle: Obstacle, x: ufl.core.expr.Expr, origin: dolfinx.fem.Constant
+) -> ufl.core.expr.Expr:
+    """φ(x) in UFL, the obstacle's reference point given by ``origin`` (it may move)."""
+    if isinstance(obstacle, Plane):
+        if obstacle.half_extents is not None:
+            raise InputError(
+                f"plane {obstacle.name!r}: potential contact uses infinite planes; remove "
+                "half_extents (bounded planes are for the contact search)."
+            )
+        return ufl.dot(ufl.as_vector(np.asarray(obstacle.normal).tolist()), x - origin)
+    if isinstance(obstacle, Cylinder):
+        if obstacle.half_length is not None:
+            raise InputError(
+                f"cylinder {obstacle.name!r}: potential contact uses infinite cylinders; "
+                "remove half_length."
+            )
+        e = ufl.as_vector(np.asarray(obstacle.axis).tolist())
+        rel = x - origin
+        radial = rel - ufl.dot(rel, e) * e
+        rho = ufl.sqrt(ufl.dot(radial, radial))
+        return obstacle.radius - rho if obstacle.inside else rho - obstacle.radius
+    raise InputError(f"obstacle {type(obstacle).__name__} has no UFL distance.")
+
+
+class ObstaclePotential:
+    """A conservative contact law between all rods and one rigid obstacle, as a step term.
+
+    Args:
+        rod: The rod model.
+        obstacle: An infinite :class:`Plane` (optionally moving) or :class:`Cylinder`.
+        law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw).
+        radii: Contact radius per rod (default: the sections' radii).
+        quadrature_degree: Quadrature along the rods (default 2·degree + 2).
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        obstacle: Obstacle,
+        law: NormalLaw,
+        *,
+        radii: Sequence[float] | None = None,
+        quadrature_degree: int | None = None,
+    ):
+        rods = rod.rods
+        comm = rods.comm
+        radius_values = [s.radius for s in rod.sections] if radii is None else list(radii)
+        message = None
+        if len(radius_values) != rods.num_rods:
+            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
+        elif any(not r > 0 for r in radius_values):
+            i = next(i for i, r in enumerate(radius_values) if not r > 0)
+            message = (
+                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
+                "section a radius (Section.circular(radius=...) or Section(..., radius=...))."
+            )
+        raise_collectively(comm, message)
+        self._rod = rod
+        self._obstacle = obstacle
+        self._law = law
+        mesh = rod.mesh
+        dg0 = dolfinx.fem.functionspace(mesh, basix.ufl.element("DG", mesh.basix_cell(), 0))
+        self._radius = dolfinx.fem.Function(dg0, name="contact_radius")
+        for i, r in enumerate(radius_values):
+            cells = rods.cells(i)
+            self._radius.x.array[dg0.dofmap.list[cells].ravel()] = r
+        degree = quadrature_degree or 2 * rods.degree + 2
+        self._dx = ufl.Measure(
+            "dx", domain=mesh, subdomain_data=rods.cell_tags, metadata={"quadrature_degree": degree}
+        )
+        point = np.asarray(getattr(obstacle, "point"), dtype=float)
+        self._origin_n = dolfinx.fem.Constant(mesh, point.copy())
+        self._origin_new = dolfinx.fem.Constant(mesh, point.copy())
+        self._velocity = np.asarray(getattr(obstacle, "velocity", np.zeros(3)), dtype=float)
+        self._reference = ufl.SpatialCoordinate(mesh)
+        x_committed = self._reference + rod.displacement
+        self._energy_form = dolfinx.fem.form(
+            self._potential(x_committed, self._origin_n) * self._dx
+        )
+
+    @property
+    def name(self) -> str:
+        """Label of the obstacle."""
+        return str(getattr(self._obstacle, "name", "obstacle"))
+
+    def _potential(self, x: ufl.core.expr.Expr, origin: dolfinx.fem.Constant) -> ufl.core.expr.Expr:
+        gap = _ufl_distance(self._obstacle, x, origin) - self._radius
+        return ufl_energy(self._law, gap)
+
+    def virtual_work(
+        self,
+        u_n: ufl.core.expr.Expr,
+        u_new: ufl.core.expr.Expr,
+        du: ufl.core.expr.Expr,
+        rotation_increment: ufl.core.expr.Expr,
+        dpsi: ufl.core.expr.Expr,
+    ) -> ufl.Form:
+        """The discrete-gradient contact force on the step (xₙ → xₙ₊₁) times δu, as a form."""
+        x_n = self._reference + u_n
+        x_new = self._reference + u_new
+        mid = ufl.variable(0.5 * (x_n + x_new))
+        # The obstacle at the midpoint of the step for the midpoint gradient.
+        origin_mid = 0.5 * (self._origin_n + self._origin_new)
+        gradient = ufl.diff(self._potential(mid, origin_mid), mid)
+        jump = x_new - x_n
+        size2 = ufl.dot(jump, jump)
+        small = ufl.lt(size2, (1e-10 * self._radius) ** 2)
+        change = self._potential(x_new, self._origin_new) - self._potential(x_n, self._origin_n)
+        correction = (change - ufl.dot(gradient, jump)) / ufl.conditional(small, 1.0, size2)
+        force = gradient + ufl.conditional(small, 0.0, 1.0) * correction * jump
+        return ufl.dot(force, du) * self._dx
+
+    def prepare(self, t: float, dt: float) -> None:
+        """The obstacle's position at tₙ and tₙ₊₁."""
+        point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
+        self._origin_n.value[:] = point + t * self._velocity
+        self._origin_new.value[:] = point + (t + dt) * self._velocity
+
+    def commit(self, t: float) -> None:
+        """After an accepted step: the obstacle now sits at its position at t."""
+        point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
+        self._origin_n.value[:] = point + t * self._velocity
+        self._origin_new.value[:] = self._origin_n.value
+
+    def diagnostics(self) -> dict[str, float]:
+        """The contact energy ∫ W(g(x)) ds of the committed state."""
+        local = dolfinx.fem.assemble_scalar(self._energy_form)
+        return {"contact_energy": float(self._rod.mesh.comm.allreduce(local))}
+
+    def check_start(self) -> None:
+        """Every quadrature point has a positive gap (power laws are singular at g ≤ 0)."""
+        if isinstance(self._law, LinearPenaltyLaw):
+            return
+        rod = self._rod
+        x = self._reference + rod.displacement
+        gap = _ufl_distance(self._obstacle, x, self._origin_n) - self._radius
+        points = basix.make_quadrature(basix.CellType.interval, 2 * rod.rods.degree + 2)[0]
+        expression = dolfinx.fem.Expression(gap, points)
+        mesh = rod.mesh
+        n_cells = mesh.topology.index_map(1).size_local
+        cells = np.arange(n_cells, dtype=np.int32)
+        values = expression.eval(mesh, cells).reshape(n_cells, -1)
+        message = None
+        if n_cells and values.min() <= 0:
+            cell, _ = np.unravel_index(np.argmin(values), values.shape)
+            rod_index = int(rod.rods.cell_tags.values[cell])
+            message = (
+                f"at the start, rod {rod.rods.names[rod_index]!r} has gap {values.min():.6g} "
+                f"<= 0 to obstacle {self.name!r}; the {type(self._law).__name__} is singular "
+                "there. Start the rod clear of the obstacle."
+            )
+        raise_collectively(mesh.comm, message)
