@@ -35,7 +35,7 @@ class StepContribution(Protocol):
         """Before the solve of the step from t to t + dt."""
 
     def commit(self, t: float) -> None:
-        """After the step was accepted; t is the new time."""
+        """The step was accepted (the state still holds uₙ and uₙ₊₁); t is the new time."""
 
     def check_start(self) -> None:
         """Check the starting configuration (raise on every rank when it is not admissible)."""

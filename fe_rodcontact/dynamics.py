@@ -340,11 +340,11 @@ class DynamicProblem:
         self.external_work += self._integrator.support_work(
             self._problem.residual_form, self._motions.bcs
         )
+        for contribution in self._contributions:
+            contribution.commit(self.time + dt)
         self._integrator.update()
         self.time += dt
         self.steps += 1
-        for contribution in self._contributions:
-            contribution.commit(self.time)
         self._record(dt=dt, iterations=iterations)
         return True, iterations
 
@@ -376,8 +376,9 @@ class DynamicProblem:
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()
-        for contribution in self._contributions:
-            d.update(contribution.diagnostics())
+        for contribution in self._contributions:  # energies of several obstacles add up
+            for key, value in contribution.diagnostics().items():
+                d[key] = float(d.get(key, 0.0)) + value  # type: ignore[arg-type]
         for monitor in self._monitors:
             monitor.observe(self.steps, self.time)
             d.update(monitor.record())

@@ -31,7 +31,13 @@ import dolfinx.fem
 import numpy as np
 import ufl
 
-from fe_rodcontact.contact.laws import AdhesiveLaw, LinearPenaltyLaw, NormalLaw, RepulsiveLaw
+from fe_rodcontact.contact.laws import (
+    AdhesiveLaw,
+    DampingLaw,
+    LinearPenaltyLaw,
+    NormalLaw,
+    RepulsiveLaw,
+)
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rod import CosseratRod
@@ -93,6 +99,8 @@ class ObstaclePotential:
         rod: The rod model.
         obstacle: An infinite :class:`Plane` (optionally moving) or :class:`Cylinder`.
         law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw).
+        damping: Optional normal damping −β g^(−ν) (n⊗n) v (Tatone), v the velocity of the
+            centreline over the step; the energy it removes is ``dissipated_energy``.
         radii: Contact radius per rod (default: the sections' radii).
         quadrature_degree: Quadrature along the rods (default 2·degree + 2).
     """
@@ -103,6 +111,7 @@ class ObstaclePotential:
         obstacle: Obstacle,
         law: NormalLaw,
         *,
+        damping: DampingLaw | None = None,
         radii: Sequence[float] | None = None,
         quadrature_degree: int | None = None,
     ):
@@ -122,6 +131,10 @@ class ObstaclePotential:
         self._rod = rod
         self._obstacle = obstacle
         self._law = law
+        self._damping = damping
+        self._dt = dolfinx.fem.Constant(rod.mesh, 1.0)
+        self._dissipation_form: dolfinx.fem.Form | None = None
+        self.dissipated_energy = 0.0
         mesh = rod.mesh
         dg0 = dolfinx.fem.functionspace(mesh, basix.ufl.element("DG", mesh.basix_cell(), 0))
         self._radius = dolfinx.fem.Function(dg0, name="contact_radius")
@@ -172,16 +185,35 @@ class ObstaclePotential:
         change = self._potential(x_new, self._origin_new) - self._potential(x_n, self._origin_n)
         correction = (change - ufl.dot(gradient, jump)) / ufl.conditional(small, 1.0, size2)
         force = gradient + ufl.conditional(small, 0.0, 1.0) * correction * jump
-        return ufl.dot(force, du) * self._dx
+        work = ufl.dot(force, du) * self._dx
+        if self._damping is not None:
+            # Normal damping at the midpoint: β g^(−ν) (n·Δx/Δt) n, dissipating
+            # ∫ β g^(−ν) (n·Δx)²/Δt ds ≥ 0 over the step.
+            point = ufl.variable(0.5 * (x_n + x_new))
+            distance = _ufl_distance(self._obstacle, point, origin_mid)
+            normal = ufl.diff(distance, point)
+            viscosity = self._damping.coefficient * (distance - self._radius) ** (
+                -self._damping.exponent
+            )
+            normal_jump = ufl.dot(normal, jump)
+            work += viscosity * normal_jump / self._dt * ufl.dot(normal, du) * self._dx
+            self._dissipation_form = dolfinx.fem.form(
+                viscosity * normal_jump**2 / self._dt * self._dx
+            )
+        return work
 
     def prepare(self, t: float, dt: float) -> None:
-        """The obstacle's position at tₙ and tₙ₊₁."""
+        """The obstacle's position at tₙ and tₙ₊₁, and the step."""
+        self._dt.value = dt
         point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
         self._origin_n.value[:] = point + t * self._velocity
         self._origin_new.value[:] = point + (t + dt) * self._velocity
 
     def commit(self, t: float) -> None:
-        """After an accepted step: the obstacle now sits at its position at t."""
+        """After an accepted step (before the integrator moves on): dissipation, new position."""
+        if self._dissipation_form is not None:
+            local = dolfinx.fem.assemble_scalar(self._dissipation_form)
+            self.dissipated_energy += float(self._rod.mesh.comm.allreduce(local))
         point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
         self._origin_n.value[:] = point + t * self._velocity
         self._origin_new.value[:] = self._origin_n.value
@@ -189,7 +221,10 @@ class ObstaclePotential:
     def diagnostics(self) -> dict[str, float]:
         """The contact energy ∫ W(g(x)) ds of the committed state."""
         local = dolfinx.fem.assemble_scalar(self._energy_form)
-        return {"contact_energy": float(self._rod.mesh.comm.allreduce(local))}
+        out = {"contact_energy": float(self._rod.mesh.comm.allreduce(local))}
+        if self._damping is not None:
+            out["dissipated_energy"] = self.dissipated_energy
+        return out
 
     def check_start(self) -> None:
         """Every quadrature point has a positive gap (power laws are singular at g ≤ 0)."""
