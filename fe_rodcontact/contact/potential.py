@@ -33,6 +33,7 @@ import ufl
 
 from fe_rodcontact.contact.laws import (
     AdhesiveLaw,
+    CoulombFrictionLaw,
     DampingLaw,
     LinearPenaltyLaw,
     NormalLaw,
@@ -101,6 +102,12 @@ class ObstaclePotential:
         law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw).
         damping: Optional normal damping −β g^(−ν) (n⊗n) v (Tatone), v the velocity of the
             centreline over the step; the energy it removes is ``dissipated_energy``.
+        friction: Optional regularised Coulomb friction −μ F_n v_τ/sqrt(|v_τ|² + ε²) with F_n
+            the normal force of ``law`` (compressive part) and v_τ the tangential velocity of
+            the rod's material point at the contact, c = x − R n, including the spin of the
+            section: v = Δx/Δt − R (τ/Δt) × n over the step (τ the step's spatial rotation
+            increment). It acts at c: force F on the centreline and moment (c − x) × F; its
+            work over the step, F·v Δt ≤ 0, is added to ``dissipated_energy``.
         radii: Contact radius per rod (default: the sections' radii).
         quadrature_degree: Quadrature along the rods (default 2·degree + 2).
     """
@@ -112,6 +119,7 @@ class ObstaclePotential:
         law: NormalLaw,
         *,
         damping: DampingLaw | None = None,
+        friction: CoulombFrictionLaw | None = None,
         radii: Sequence[float] | None = None,
         quadrature_degree: int | None = None,
     ):
@@ -132,6 +140,7 @@ class ObstaclePotential:
         self._obstacle = obstacle
         self._law = law
         self._damping = damping
+        self._friction = friction
         self._dt = dolfinx.fem.Constant(rod.mesh, 1.0)
         self._dissipation_form: dolfinx.fem.Form | None = None
         self.dissipated_energy = 0.0
@@ -197,9 +206,31 @@ class ObstaclePotential:
             )
             normal_jump = ufl.dot(normal, jump)
             work += viscosity * normal_jump / self._dt * ufl.dot(normal, du) * self._dx
-            self._dissipation_form = dolfinx.fem.form(
-                viscosity * normal_jump**2 / self._dt * self._dx
+            dissipation = viscosity * (normal_jump / self._dt) ** 2  # power ≥ 0
+        else:
+            dissipation = None
+        if self._friction is not None:
+            point = ufl.variable(0.5 * (x_n + x_new))
+            distance = _ufl_distance(self._obstacle, point, origin_mid)
+            normal = ufl.diff(distance, point)
+            g = ufl.variable(distance - self._radius)
+            pressure = -ufl.diff(ufl_energy(self._law, g), g)  # F_n = −W'(g), compressive > 0
+            pressure = ufl.conditional(ufl.gt(pressure, 0), pressure, 0)
+            arm = -self._radius * normal  # c − x
+            slip = (jump + ufl.cross(rotation_increment, arm)) / self._dt
+            tangential = slip - ufl.dot(slip, normal) * normal
+            epsilon = self._friction.regularization_velocity
+            friction = (
+                -self._friction.friction_coefficient
+                * pressure
+                * tangential
+                / ufl.sqrt(ufl.dot(tangential, tangential) + epsilon**2)
             )
+            work -= (ufl.dot(friction, du) + ufl.dot(ufl.cross(arm, friction), dpsi)) * self._dx
+            rubbing = -ufl.dot(friction, slip)  # ≥ 0
+            dissipation = rubbing if dissipation is None else dissipation + rubbing
+        if dissipation is not None:
+            self._dissipation_form = dolfinx.fem.form(dissipation * self._dt * self._dx)
         return work
 
     def prepare(self, t: float, dt: float) -> None:
@@ -222,7 +253,7 @@ class ObstaclePotential:
         """The contact energy ∫ W(g(x)) ds of the committed state."""
         local = dolfinx.fem.assemble_scalar(self._energy_form)
         out = {"contact_energy": float(self._rod.mesh.comm.allreduce(local))}
-        if self._damping is not None:
+        if self._dissipation_form is not None:
             out["dissipated_energy"] = self.dissipated_energy
         return out
 
