@@ -228,7 +228,8 @@ def gathered(found: RawContacts):
     return np.column_stack([found.s_a, found.s_b, found.gap, found.normal, found.point])
 
 
-def test_same_contacts_on_every_rank_count(comm):
+@pytest.mark.parametrize("degree", [1, 2])
+def test_same_contacts_on_every_rank_count(comm, degree):
     """Rods cut so that a contact's two sides are on different ranks: same set as serially."""
     radius = 0.1
     curves = [
@@ -239,10 +240,12 @@ def test_same_contacts_on_every_rank_count(comm):
     n_cells = [13, 17, 48]
     total = sum(n_cells)
     ranks = np.arange(total) % comm.size if comm.size > 1 else None
-    rods = fr.create_rod_mesh(comm, curves, elements=[13, 17, None], degree=1, cell_ranks=ranks)
+    rods = fr.create_rod_mesh(
+        comm, curves, elements=[13, 17, None], degree=degree, cell_ranks=ranks
+    )
     u = vector_function(rods)
     found = ContactSearch(rods, u, [radius, radius, radius], margin=0.06).find()
-    serial = fr.create_rod_mesh(MPI.COMM_SELF, curves, elements=[13, 17, None], degree=1)
+    serial = fr.create_rod_mesh(MPI.COMM_SELF, curves, elements=[13, 17, None], degree=degree)
     reference = ContactSearch(
         serial, vector_function(serial), [radius, radius, radius], margin=0.06
     ).find()
