@@ -373,6 +373,7 @@ class DynamicProblem:
         finite = np.all(np.isfinite(solution.x.array))
         if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
             integrator.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
+        problem.__del__()  # collective: now on every rank, not whenever the collector runs
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()

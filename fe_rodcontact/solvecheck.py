@@ -52,7 +52,6 @@ class LinearSolveCheck:
         self.rtol = rtol
         self.failure: str | None = None
         self.worst = 0.0
-        self._r: PETSc.Vec | None = None
 
     def attach(self, ksp: PETSc.KSP) -> None:
         """Install the hook on ``ksp``."""
@@ -62,14 +61,15 @@ class LinearSolveCheck:
         """Post-solve hook: r = b − A x (collective), then accept or mark the KSP as diverged."""
         self.failure = None
         A, _ = ksp.getOperators()
-        if self._r is None or self._r.getSize() != b.getSize():
-            if self._r is not None:
-                self._r.destroy()
-            self._r = b.duplicate()
-        A.mult(x, self._r)
-        self._r.aypx(-1.0, b)
+        # A work vector per call, destroyed here: a PETSc object kept on this hook would be
+        # freed by Python's garbage collector at different times on different ranks, and its
+        # (collective) destruction would then meet another rank's collective call.
+        r = b.duplicate()
+        A.mult(x, r)
+        r.aypx(-1.0, b)
         inf = PETSc.NormType.NORM_INFINITY
-        residual, rhs, size = self._r.norm(inf), b.norm(inf), x.norm(inf)
+        residual, rhs, size = r.norm(inf), b.norm(inf), x.norm(inf)
+        r.destroy()
         round_off = ROUND_OFF * _norm_inf(A) * size  # a backward-stable solve's own residual
         pc_failed = ksp.comm.tompi4py().allreduce(int(ksp.getPC().getFailedReason()), op=MPI.MAX)
         if pc_failed != 0:
@@ -88,9 +88,3 @@ class LinearSolveCheck:
             self.worst = max(self.worst, residual / rhs if rhs > 0 else 0.0)
             return
         ksp.setConvergedReason(PETSc.KSP.ConvergedReason.DIVERGED_BREAKDOWN)
-
-    def destroy(self) -> None:
-        """Free the work vector."""
-        if self._r is not None:
-            self._r.destroy()
-            self._r = None
