@@ -9,6 +9,7 @@ A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tabl
                    integrator (energy-momentum | generalized-alpha), spectral_radius,
                    mass (consistent | lumped), petsc_options = {...}
     [output]       folder, series (npz name), vtx_every (0: none), checkpoint_every (0: none)
+    [contact]      obstacles, contact laws and contact output (:mod:`fe_rodcontact.contact_case`)
 
 Unknown keys are errors that name the key; expressions are parsed by
 :func:`fe_rodcontact.expressions.parse_expression` (no code runs).
@@ -22,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.case import LoadSpec, MeshSpec, RodSpec, SectionSpec, SupportSpec
+from fe_rodcontact.contact_case import ContactSpec
 from fe_rodcontact.dynamics import INTEGRATORS, TimeStepping
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.expressions import parse_expression
@@ -134,3 +136,4 @@ class DynamicsCase:
     loads: list[DynamicLoadSpec] = dataclasses.field(default_factory=list)
     initial: InitialSpec = dataclasses.field(default_factory=InitialSpec)
     output: DynamicsOutputSpec = dataclasses.field(default_factory=DynamicsOutputSpec)
+    contact: ContactSpec | None = None

@@ -17,6 +17,7 @@ from mpi4py import MPI
 from fe_rodcontact.case import load_case
 from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
+from fe_rodcontact.contact_case import build_contact
 from fe_rodcontact.dynamics import DynamicProblem
 from fe_rodcontact.dynamics_case import DynamicsCase
 from fe_rodcontact.interrupt import Interrupted
@@ -58,6 +59,9 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
+    contributions, monitors = (
+        build_contact(case.contact, rod, folder) if case.contact is not None else ([], [])
+    )
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],
@@ -67,6 +71,8 @@ def run_case(
         spectral_radius=case.time.spectral_radius,
         mass=case.time.mass,
         petsc_options=case.time.petsc_options,
+        contributions=contributions,
+        monitors=monitors,
     )
     problem.set_initial_velocity(
         case.initial.field("velocity"), case.initial.field("angular_velocity")

@@ -26,7 +26,8 @@ whose chords make an angle below ``line_angle`` or whose distance Hessian is sin
 segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first segment,
 each projected on the other rod, with their share of the segment length as ``weight``.
 Rod–obstacle: the local minima of the gap along each segment; a segment lying flat on the
-obstacle (gap constant to ``flat_tolerance`` × its length) is in line contact.
+obstacle (its gap varies by less than ``flat_tolerance`` × the rod radius along it) is in line
+contact.
 
 **Which minima are contacts.** A minimiser inside both segments is a stationary point of the
 distance (tangency to round-off). A minimiser clamped at an element end is a contact only if the
@@ -228,8 +229,10 @@ class ContactSearch:
         obstacles: Rigid obstacles.
         line_angle: Angle (degrees) below which two segments are in line contact.
         line_points: Gauss points per segment of a line contact.
-        flat_tolerance: A segment whose gap to an obstacle varies less than this times its
-            length is lying flat on it (line contact).
+        flat_tolerance: A segment whose gap to an obstacle varies by less than this times the
+            rod radius lies flat on it (line contact). The default 1e-2 takes a straight rod
+            lying on a plane (whatever its small deflections) as a line contact and the
+            bottom element of a ring of 20 or fewer elements per radius as a point contact.
         representation: Centreline representation (see
             :mod:`~fe_rodcontact.contact.centreline`); None: smooth for P1, P2 for P2.
     """
@@ -247,7 +250,7 @@ class ContactSearch:
         obstacles: Sequence[Obstacle] = (),
         line_angle: float = 5.0,
         line_points: int = 2,
-        flat_tolerance: float = 1e-6,
+        flat_tolerance: float = 1e-2,
         representation: str | None = None,
     ):
         comm = rods.comm
@@ -731,8 +734,7 @@ class ContactSearch:
         for j, x in enumerate(samples):
             r, _, _ = evaluate(c, np.full(len(near), x))
             values[:, j] = obstacle.distance(r, t)[0]
-        chord = np.linalg.norm(c.sum(axis=1) - c[:, 0], axis=1)
-        flat = (values.max(axis=1) - values.min(axis=1)) <= self._flat * chord
+        flat = (values.max(axis=1) - values.min(axis=1)) <= self._flat * seg.radius[near]
         # Point contacts: 1D projected Newton on g(ξ) from the best sample.
         point = np.flatnonzero(~flat)
         xi = samples[np.argmin(values[point], axis=1)]

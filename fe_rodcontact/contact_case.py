@@ -1,0 +1,171 @@
+"""The ``[contact]`` table of dynamics case files: obstacles, contact laws, contact output.
+
+::
+
+    [contact]
+    model = "potential"        # "potential" (contact laws); "rolling" is not available yet
+    margin = 0.005             # contact search margin (contact points, contacts per step)
+    self_contact = true        # search each rod against itself
+    pairs = "all"              # or [["rodA", "rodB"], ...]
+    output_every = 1           # contact points for ParaView every k steps (0: none)
+    law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }   # fe_rodcontact.contact.LAWS
+    damping = { coefficient = 1e-11, exponent = 8 }                    # optional
+    friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
+
+    [[contact.obstacles]]
+    type = "plane"             # or "cylinder"
+    point = [0, 0, 0]
+    normal = [0, 0, 1]         # plane: towards the rods; velocity = [...] moves it
+    # cylinder: axis = [...], radius = ..., inside = false
+
+The law, damping and friction act between every rod and every obstacle
+(:class:`~fe_rodcontact.contact.ObstaclePotential`); the contact search
+(:class:`~fe_rodcontact.contact.ContactSearch`) reports rod–rod, self and obstacle contacts in
+the time series (``contacts``, ``min_gap``) and as contact points (``contacts.pvd``). Forces
+between rods (rod–rod and self-contact) are not modelled yet: those contacts are reported,
+and the rods pass through each other.
+Unknown keys are errors naming the key, as everywhere in case files.
+"""
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from fe_rodcontact.contact import (
+    ContactMonitor,
+    ContactPointWriter,
+    ContactSearch,
+    ContactTracker,
+    CoulombFrictionLaw,
+    Cylinder,
+    DampingLaw,
+    Obstacle,
+    ObstaclePotential,
+    Plane,
+    get_law,
+)
+from fe_rodcontact.errors import InputError
+from fe_rodcontact.rod import CosseratRod
+
+__all__ = ["ContactSpec", "ObstacleSpec", "build_contact"]
+
+MODELS = ("potential", "rolling")
+
+
+@dataclasses.dataclass(frozen=True)
+class ObstacleSpec:
+    """A rigid plane or cylinder."""
+
+    type: str
+    point: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    normal: tuple[float, float, float] | None = None
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    axis: tuple[float, float, float] | None = None
+    radius: float | None = None
+    inside: bool = False
+    name: str | None = None
+
+    def build(self, where: str) -> Obstacle:
+        """The obstacle."""
+        if self.type == "plane":
+            if self.normal is None:
+                raise InputError(f"{where}: a plane needs normal = [nx, ny, nz].")
+            extra = [k for k in ("axis", "radius") if getattr(self, k) is not None]
+            if extra:
+                raise InputError(f"{where}: {extra[0]} is for cylinders, not planes.")
+            return Plane(self.point, self.normal, self.velocity, name=self.name or where)
+        if self.type == "cylinder":
+            if self.axis is None or self.radius is None:
+                raise InputError(f"{where}: a cylinder needs axis = [...] and radius.")
+            if self.normal is not None:
+                raise InputError(f"{where}: normal is for planes, not cylinders.")
+            return Cylinder(
+                self.point, self.axis, self.radius, self.inside, name=self.name or where
+            )
+        raise InputError(f"{where}.type {self.type!r} unknown; use 'plane' or 'cylinder'.")
+
+
+@dataclasses.dataclass(frozen=True)
+class ContactSpec:
+    """The ``[contact]`` table."""
+
+    model: str = "potential"
+    margin: float = 0.01
+    self_contact: bool = True
+    pairs: str | list[list[str]] = "all"
+    output_every: int = 1
+    law: dict[str, Any] = dataclasses.field(default_factory=dict)
+    damping: dict[str, Any] | None = None
+    friction: dict[str, Any] | None = None
+    obstacles: list[ObstacleSpec] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise InputError(f"model {self.model!r} unknown; use one of {list(MODELS)}.")
+        if self.model == "rolling":
+            raise InputError(
+                "model 'rolling' is not available yet (rolling contact is being built); use "
+                "model = 'potential'."
+            )
+        if isinstance(self.pairs, str) and self.pairs != "all":
+            raise InputError(f"pairs must be 'all' or a list of rod pairs, got {self.pairs!r}.")
+
+
+def _law(table: dict[str, Any], where: str) -> Any:
+    params = dict(table)
+    name = params.pop("name", None)
+    if name is None:
+        raise InputError(f"{where} needs name = 'repulsive' (or another law of LAWS).")
+    try:
+        return get_law(str(name), **params)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def build_contact(
+    spec: ContactSpec, rod: CosseratRod, folder: Path | None
+) -> tuple[list[ObstaclePotential], list[ContactMonitor]]:
+    """The step contributions (obstacle laws) and the contact monitor of a case."""
+    rods = rod.rods
+    obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
+    contributions = []
+    if obstacles:
+        if not spec.law:
+            raise InputError("contact.law is missing: give the law between rods and obstacles.")
+        law = _law(spec.law, "contact.law")
+        damping = None
+        if spec.damping is not None:
+            try:
+                damping = DampingLaw(**spec.damping)
+            except TypeError as error:
+                raise InputError(f"contact.damping: {error}") from None
+        friction = None
+        if spec.friction is not None:
+            try:
+                friction = CoulombFrictionLaw(**spec.friction)
+            except TypeError as error:
+                raise InputError(f"contact.friction: {error}") from None
+        contributions = [
+            ObstaclePotential(rod, o, law, damping=damping, friction=friction) for o in obstacles
+        ]
+    pairs = None if spec.pairs == "all" else [tuple(p) for p in spec.pairs]
+    radii = [s.radius for s in rod.sections]
+    if any(not r > 0 for r in radii):
+        raise InputError(
+            "[contact] needs a contact radius for every rod: give the section a radius "
+            "(section.radius or a circular section)."
+        )
+    search = ContactSearch(
+        rods,
+        rod.displacement,
+        radii,
+        margin=spec.margin,
+        pairs=pairs,  # type: ignore[arg-type]
+        self_contact=spec.self_contact,
+        obstacles=obstacles,
+    )
+    writer = None
+    if folder is not None and spec.output_every > 0:
+        writer = ContactPointWriter(folder / "contacts", rods.comm)
+    monitor = ContactMonitor(ContactTracker(search), writer, write_every=spec.output_every)
+    return contributions, [monitor]

@@ -1,0 +1,59 @@
+"""``[contact]`` in dynamics case files: the rod-on-slope case runs small; bad keys are errors."""
+
+import numpy as np
+import pytest
+from conftest import REPO
+
+from fe_rodcontact.cli import main
+
+
+def small_case(replace=()):
+    text = (REPO / "demos" / "cases" / "rod_on_slope.toml").read_text()
+    text = text.replace("t_end = 1.0", "t_end = 0.02").replace("elements = 16", "elements = 4")
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def test_rod_on_slope_case_runs(comm, shared_tmp):
+    case = shared_tmp / "slope.toml"
+    if comm.rank == 0:
+        case.write_text(small_case())
+    comm.barrier()
+    out = shared_tmp / "slope_out"
+    assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
+    data = np.load(out / "series.npz")
+    # A flat rod on the plane: a line contact, two Gauss points per element, from the start.
+    assert np.all(data["contacts"] == 8)
+    assert np.all(data["min_gap"] > 0) and np.all(data["min_gap"] < 0.005)
+    balance = data["total_energy"] + data["dissipated_energy"]
+    assert np.abs(balance - balance[0]).max() < 1e-9
+    index = (out / "contacts" / "contacts.pvd").read_text()
+    assert index.count("<DataSet") == len(data["t"])
+
+
+@pytest.mark.parametrize(
+    ("replace", "message"),
+    [
+        ((('model = "potential"', 'model = "rolling"'),), "model 'rolling' is not available yet"),
+        ((('model = "potential"', 'model = "magnetic"'),), "model 'magnetic' unknown"),
+        ((("margin = 0.005", "margin = 0.005\nspeed = 3"),), "unknown key contact.speed"),
+        ((('name = "repulsive"', 'name = "sticky"'),), "contact.law"),
+        ((("exponent = 8 }\ndamping", "exponent = 0.5 }\ndamping"),), "contact.law"),
+        ((("normal = [-0.42262, 0.0, 0.90631]\n", ""),), "a plane needs normal"),
+        ((('type = "plane"', 'type = "sphere"'),), "contact.obstacles[0].type 'sphere' unknown"),
+        ((("margin = 0.005", "margin = -1.0"),), "margin must be positive"),
+        ((("start = [-0.00930, 0.0, 0.01994]", "start = [-0.00930, 0.0, 0.0]"),), "gap"),
+    ],
+)
+def test_bad_contact_tables(comm, shared_tmp, capsys, replace, message):
+    case = shared_tmp / "bad_contact.toml"
+    if comm.rank == 0:
+        case.write_text(small_case(replace))
+    comm.barrier()
+    assert main(["dynamics", str(case), "--out", str(shared_tmp / "bad"), "--no-progress"]) == 2
+    if comm.rank == 0:
+        err = capsys.readouterr().err
+        assert message in err, err
+        assert "Traceback" not in err
