@@ -415,12 +415,7 @@ def narrow_pairs(
     with its closest point on segment b.
     """
     n = first.shape[0]
-    capacity = max(16, n // 4)
-    pair = np.empty(capacity, dtype=np.int64)
-    mode = np.empty(capacity, dtype=np.int64)
-    xa_out = np.empty(capacity)
-    xb_out = np.empty(capacity)
-    sample = np.empty(capacity, dtype=np.int64)
+    rows = np.empty((max(16, n // 4), 5))  # pair, mode, ξ_a, ξ_b, Gauss point
     count = 0
     c = coefficients
     for p in range(n):
@@ -437,13 +432,7 @@ def narrow_pairs(
             if relative_det <= 1e-10 or not converged:
                 line = True
             elif distance - radius[a] - radius[b] <= margin:
-                if count + 1 > capacity:
-                    capacity *= 2
-                    pair, mode, xa_out, xb_out, sample = _grow(
-                        pair, mode, xa_out, xb_out, sample, capacity
-                    )
-                pair[count], mode[count] = p, 0
-                xa_out[count], xb_out[count], sample[count] = xa, xb, -1
+                rows = _push(rows, count, p, 0, xa, xb, -1)
                 count += 1
         if line:
             for q in range(line_points.shape[0]):
@@ -453,34 +442,28 @@ def narrow_pairs(
                 z, _, _ = _evaluate(c, a, 2, xi)
                 xb, distance = _project(c, b, x, y, z, 40, 1e-11)
                 if distance - radius[a] - radius[b] <= margin:
-                    if count + 1 > capacity:
-                        capacity *= 2
-                        pair, mode, xa_out, xb_out, sample = _grow(
-                            pair, mode, xa_out, xb_out, sample, capacity
-                        )
-                    pair[count], mode[count] = p, 1
-                    xa_out[count], xb_out[count], sample[count] = xi, xb, q
+                    rows = _push(rows, count, p, 1, xi, xb, q)
                     count += 1
-    return pair[:count], mode[:count], xa_out[:count], xb_out[:count], sample[:count]
+    rows = rows[:count]
+    as_int = rows.astype(np.int64)
+    return as_int[:, 0], as_int[:, 1], rows[:, 2].copy(), rows[:, 3].copy(), as_int[:, 4]
 
 
 @numba.njit(cache=True)
-def _grow(
-    pair: IntArray,
-    mode: IntArray,
-    xa: FloatArray,
-    xb: FloatArray,
-    sample: IntArray,
-    capacity: int,
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
-    n = pair.shape[0]
-    new_pair = np.empty(capacity, dtype=np.int64)
-    new_mode = np.empty(capacity, dtype=np.int64)
-    new_xa = np.empty(capacity)
-    new_xb = np.empty(capacity)
-    new_sample = np.empty(capacity, dtype=np.int64)
-    new_pair[:n], new_mode[:n], new_xa[:n], new_xb[:n], new_sample[:n] = pair, mode, xa, xb, sample
-    return new_pair, new_mode, new_xa, new_xb, new_sample
+def _push(
+    rows: FloatArray, count: int, pair: int, mode: int, xa: float, xb: float, sample: int
+) -> FloatArray:
+    """Write a result at row ``count``, doubling the array when it is full."""
+    if count == rows.shape[0]:
+        grown = np.empty((2 * count, rows.shape[1]))
+        grown[:count] = rows
+        rows = grown
+    rows[count, 0] = pair
+    rows[count, 1] = mode
+    rows[count, 2] = xa
+    rows[count, 3] = xb
+    rows[count, 4] = sample
+    return rows
 
 
 @numba.njit(cache=True)
