@@ -220,7 +220,8 @@ def test_closest_point_moves_continuously_across_nodes(comm):
             s.append(found.s_a[0])
         s = np.array(s)
         ratios[representation] = np.abs(np.diff(s, 2)).max() / np.abs(np.diff(s)).mean()
-    assert ratios["smooth"] < 0.02, ratios
+    print(f"second difference / mean first difference: {ratios}")
+    assert ratios["smooth"] < 1e-4, ratios  # measured 3.4e-6 (polyline: 0.17)
     assert ratios["polyline"] > 0.05, ratios
 
 
