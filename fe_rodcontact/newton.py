@@ -190,7 +190,9 @@ class NewtonProblem:
         jacobian: ufl.Form | None = None,
         jit_options: dict[str, object] | None = None,
         optional_options: Collection[str] = (),
+        stall_floor: float = 0.0,
     ):
+        self._stall_floor = float(stall_floor)
         if not petsc_options_prefix:  # the same argument on every rank: no collective needed
             raise InputError("petsc_options_prefix must be a non-empty string, e.g. 'rods_'.")
         if jacobian is None:
@@ -277,7 +279,9 @@ class NewtonProblem:
             self._failure = self._check.failure or f"SNES reason {reason}"
         else:
             self._failure = _suspicious_convergence(
-                reason, self._snes.getConvergenceHistory()[0], self._snes.getTolerances()[1]
+                reason,
+                self._snes.getConvergenceHistory()[0],
+                max(self._snes.getTolerances()[1], self._stall_floor),
             )
             converged = self._failure is None
         return converged, int(self._snes.getIterationNumber())
