@@ -138,6 +138,12 @@ def main() -> None:
             phases = {k: comm.allreduce(v, op=MPI.MAX) for k, v in stats.seconds.items()}
             newton = newton_seconds.get(size, float("nan"))
             rows.append((scene, total, len(found), candidates, seconds, newton, sent, phases))
+            if comm.rank == 0:  # as it comes: the largest sizes take minutes
+                print(
+                    f"{scene} {total}: detection {1e3 * seconds:.3g} ms, Newton iteration "
+                    f"{1e3 * newton:.4g} ms, ratio {seconds / newton:.3f}, {sent} bytes sent",
+                    flush=True,
+                )
     if comm.rank == 0:
         print(f"ranks: {comm.size}")
         print(
