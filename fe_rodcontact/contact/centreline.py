@@ -23,6 +23,7 @@ rank they are exchanged once per update (a few nodes per rank boundary; the patt
 once). Nothing else is communicated here.
 """
 
+import functools
 from dataclasses import dataclass
 
 from mpi4py import MPI
@@ -157,7 +158,7 @@ class SegmentArrays:
         With u = ξ − ½ the segment is a₀ + a₁u + a₂u² + a₃u³, |u| ≤ ½, so
         |r − a₀| ≤ |a₁|/2 + |a₂|/4 + |a₃|/8.
         """
-        centre, radius, _ = segment_bounds(self.coefficients)
+        centre, radius, _ = self.bounds()
         return centre, radius
 
     def bounds(self) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -165,6 +166,11 @@ class SegmentArrays:
 
         r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), so |r − chord| ≤ |c₂|/4 + 2|c₃|/(3√3).
         """
+        return self._bounds
+
+    @functools.cached_property
+    def _bounds(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Computed once per segment set (the arrays never change)."""
         return segment_bounds(self.coefficients)
 
 
