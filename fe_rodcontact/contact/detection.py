@@ -494,35 +494,20 @@ class ContactSearch:
         # Evaluate on the owner of the first segment.
         mine = owner[first] == rank
         first, second = first[mine], second[mine]
-        # Self-contact: skip segments closer along the rod than the exclusion length.
-        same = segments.rod[first] == segments.rod[second]
-        if same.any():
-            along = self._along_rod_gap(
-                segments.rod[first[same]],
+        # Self-contact: skip pairs of elements lying entirely within the exclusion length of
+        # each other (the largest distance along the rod between their points), as the grid.
+        same = np.flatnonzero(segments.rod[first] == segments.rod[second])
+        if len(same):
+            rod = segments.rod[first[same]]
+            span = self._along_rod_span(
+                rod,
                 segments.s0[first[same]],
                 segments.s1[first[same]],
                 segments.s0[second[same]],
                 segments.s1[second[same]],
             )
-            near = np.zeros(len(first), dtype=bool)
-            near[same] = (
-                along
-                < self._exclusion[segments.rod[first[same]]]
-                - 1e-12 * self._h_max[segments.rod[first[same]]]
-            )
-            # Keep pairs whose intervals are partly beyond the exclusion: test their far ends.
-            far = np.zeros(len(first), dtype=bool)
-            far[same] = (
-                self._along_rod_span(
-                    segments.rod[first[same]],
-                    segments.s0[first[same]],
-                    segments.s1[first[same]],
-                    segments.s0[second[same]],
-                    segments.s1[second[same]],
-                )
-                > self._exclusion[segments.rod[first[same]]]
-            )
-            drop = near & ~far
+            drop = np.zeros(len(first), dtype=bool)
+            drop[same] = span <= self._exclusion[rod]
             first, second = first[~drop], second[~drop]
         # Cheap lower bound first: the distance of the chords minus how far each curve
         # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
@@ -553,19 +538,6 @@ class ContactSearch:
         lengths = np.asarray(self._rods.lengths)[rod]
         closed = np.asarray(self._rods.closed)[rod]
         return np.where(closed, np.minimum(d, lengths - d), d)
-
-    def _along_rod_gap(
-        self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
-    ) -> FloatArray:
-        """Smallest distance along the rod between points of two element intervals."""
-        candidates = [self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)]
-        gap = np.min(candidates, axis=0)
-        lengths = np.asarray(self._rods.lengths)[rod]
-        closed = np.asarray(self._rods.closed)[rod]
-        overlap = (np.maximum(a0, b0) <= np.minimum(a1, b1)) | (
-            closed & ((np.minimum(a0, b0) <= 1e-14 * lengths) & (np.maximum(a1, b1) >= lengths))
-        )
-        return np.where(overlap, 0.0, gap).astype(float)
 
     def _along_rod_span(
         self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
