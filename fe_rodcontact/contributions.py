@@ -1,5 +1,13 @@
 """Step contributions: terms of a time step's equations beside the rod's own.
 
+Two kinds, one life cycle (prepare → solve → commit → diagnostics):
+
+- :class:`StepContribution` writes its term in UFL (a potential against an obstacle);
+- :class:`PointContribution` acts at moving material points (rolling constraints with their
+  Lagrange multipliers, point contact forces) and hands Newton its residual and tangent as
+  entries in global numbering (:class:`PointLinearisation`);
+  :class:`~fe_rodcontact.constrained.ConstrainedNewton` assembles them beside the rod's forms.
+
 A contribution (potential contact with an obstacle, later rolling constraints) implements
 :class:`StepContribution`. The energy–momentum integrator adds
 :meth:`StepContribution.virtual_work` of the step (from uₙ to uₙ₊₁, with test functions δu,
@@ -10,11 +18,17 @@ each step's solve, :meth:`commit` after an accepted step, :meth:`check_start` on
 ``total_energy``).
 """
 
+from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
 import ufl
 
-__all__ = ["StepContribution"]
+__all__ = ["PointContribution", "PointLinearisation", "StepContribution"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 
 class StepContribution(Protocol):
@@ -29,6 +43,71 @@ class StepContribution(Protocol):
         dpsi: ufl.core.expr.Expr,
     ) -> ufl.Form:
         """The term's virtual work over the step (added to the residual)."""
+        ...
+
+    def prepare(self, t: float, dt: float) -> None:
+        """Before the solve of the step from t to t + dt."""
+
+    def commit(self, t: float) -> None:
+        """The step was accepted (the state still holds uₙ and uₙ₊₁); t is the new time."""
+
+    def check_start(self) -> None:
+        """Check the starting configuration (raise on every rank when it is not admissible)."""
+
+    def diagnostics(self) -> dict[str, float]:
+        """Scalars of the committed state for the time series."""
+        ...
+
+
+@dataclass(frozen=True)
+class PointLinearisation:
+    """Residual and tangent of point terms at one state, in global numbering.
+
+    Rod dofs are numbered ``6 × global node block + component`` (the state space: u then τ);
+    multipliers ``0..m-1`` within the contribution. Every rank holds the entries whose row
+    it owns (rod rows: the owner of the node; multiplier rows: rank 0); duplicates add up.
+    The constrained residual is [R(x) + f(x, μ); c(x)], its Jacobian [[J + K, G], [C, 0]].
+
+    Attributes:
+        force_rows: Rod dofs of the force terms f (the multipliers' virtual work Bᵀμ, or point
+            contact forces).
+        force_values: Their values.
+        constraint: c(x), length m (rank 0; empty elsewhere).
+        stiffness: (rows, cols, values) of K = ∂f/∂x.
+        coupling: (rod rows, multiplier cols, values) of G = ∂f/∂μ.
+        constraint_jacobian: (multiplier rows, rod cols, values) of C = ∂c/∂x.
+    """
+
+    force_rows: IntArray
+    force_values: FloatArray
+    constraint: FloatArray
+    stiffness: tuple[IntArray, IntArray, FloatArray]
+    coupling: tuple[IntArray, IntArray, FloatArray]
+    constraint_jacobian: tuple[IntArray, IntArray, FloatArray]
+
+
+class PointContribution(Protocol):
+    """Terms at moving material points, with or without Lagrange multipliers."""
+
+    @property
+    def num_multipliers(self) -> int:
+        """Multipliers of the current step (fixed during one solve)."""
+        ...
+
+    def linearise(self, multipliers: FloatArray) -> PointLinearisation:
+        """Residual and tangent at the rod's current state and the given multipliers."""
+        ...
+
+    def initial_multipliers(self) -> FloatArray:
+        """The multipliers a solve starts from (e.g. the last step's)."""
+        ...
+
+    def move_points(self, multipliers: FloatArray) -> bool:
+        """After a converged solve: move the points to where the scheme wants them.
+
+        Returns:
+            Whether they moved (then the step is solved again from the current state).
+        """
         ...
 
     def prepare(self, t: float, dt: float) -> None:

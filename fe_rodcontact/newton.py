@@ -210,8 +210,8 @@ class NewtonProblem:
         # Weak callbacks: PETSc keeps them out of Python's sight, so bound methods would keep
         # this problem (its mesh, forms, communicators) alive for ever; measured: 400 solves
         # of a small rod exhausted MPICH's 2048 communicators on 2 ranks.
-        self._snes.setFunction(_weak(self._assemble_residual), self._b)
-        self._snes.setJacobian(_weak(self._assemble_jacobian), self._A, self._A)
+        self._snes.setFunction(_weak(self.assemble_residual), self._b)
+        self._snes.setJacobian(_weak(self.assemble_jacobian), self._A, self._A)
         self._snes.setOptionsPrefix(petsc_options_prefix)
         self._A.setOptionsPrefix(f"{petsc_options_prefix}A_")
         _set_options(self._snes, petsc_options_prefix, petsc_options or {}, optional_options)
@@ -219,6 +219,8 @@ class NewtonProblem:
         self._check.attach(self._snes.getKSP())
         self._snes.setConvergenceHistory(reset=True)
         self._failure: str | None = None
+        self.point_residual: Callable[[PETSc.Vec], None] | None = None
+        """Adds point terms (e.g. contact forces at moving points) to the assembled residual."""
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
@@ -230,6 +232,26 @@ class NewtonProblem:
     def solver(self) -> PETSc.SNES:
         """The PETSc SNES."""
         return self._snes
+
+    @property
+    def matrix(self) -> PETSc.Mat:
+        """The Jacobian matrix (the rod block of a constrained system)."""
+        return self._A
+
+    @property
+    def unknown(self) -> dolfinx.fem.Function:
+        """The unknown u."""
+        return self._unknown
+
+    @property
+    def bcs(self) -> list[dolfinx.fem.DirichletBC]:
+        """The Dirichlet conditions."""
+        return self._bcs
+
+    @property
+    def stall_floor(self) -> float:
+        """The residual's round-off floor used by the stall test."""
+        return self._stall_floor
 
     @property
     def residual_form(self) -> dolfinx.fem.Form:
@@ -292,8 +314,12 @@ class NewtonProblem:
         dolfinx.la.petsc._ghost_update(x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
         dolfinx.fem.petsc.assign(x, self._unknown)
 
-    def _assemble_residual(self, _snes: PETSc.SNES, x: PETSc.Vec, b: PETSc.Vec) -> None:
-        """Assemble F(x) into b, Dirichlet rows set to x − g (as DOLFINx's SNES callbacks do)."""
+    def assemble_residual(self, _snes: PETSc.SNES | None, x: PETSc.Vec, b: PETSc.Vec) -> None:
+        """Assemble F(x) into b, Dirichlet rows set to x − g (as DOLFINx's SNES callbacks do).
+
+        :attr:`point_residual`, when set, adds its terms to the owned entries of b after the
+        forms are assembled and before the Dirichlet rows are set.
+        """
         self._take(x)
         self._residual.refresh_unknown()
         self._jacobian.refresh_unknown()
@@ -313,11 +339,13 @@ class NewtonProblem:
             coeffs=[jacobian.coefficients],
         )
         dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.ADD, PETSc.ScatterMode.REVERSE)
+        if self.point_residual is not None:
+            self.point_residual(b)
         dolfinx.fem.petsc.set_bc(b, self._bcs, x0=x, alpha=-1.0)
         dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
 
-    def _assemble_jacobian(
-        self, _snes: PETSc.SNES, x: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat
+    def assemble_jacobian(
+        self, _snes: PETSc.SNES | None, x: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
     ) -> None:
         """Assemble J(x) into A, identity rows and columns on the Dirichlet dofs."""
         if self._taken != (x.handle, x.stateGet()):  # else: F(x) was the last callback
