@@ -31,7 +31,8 @@ import numpy.typing as npt
 import ufl
 
 from fe_rodcontact.checkpoint import gather_cell_values, load_npz, save_npz, scatter_cell_values
-from fe_rodcontact.contributions import StepContribution
+from fe_rodcontact.constrained import ConstrainedNewton
+from fe_rodcontact.contributions import PointContribution, StepContribution
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.integrators import (
     EnergyMomentum,
@@ -59,6 +60,8 @@ __all__ = [
 ]
 
 INTEGRATORS = ("energy-momentum", "generalized-alpha")
+MAX_POINT_UPDATES = 10
+"""Solves of one step at most while point contributions move their points (they settle in 2–3)."""
 CHECKPOINT_FILE = "state.npz"
 """The checkpoint's file in its folder (rank-independent layout)."""
 
@@ -204,11 +207,17 @@ class DynamicProblem:
         mass: str = "consistent",
         petsc_options: dict[str, object] | None = None,
         monitors: Sequence[StepMonitor] = (),
-        contributions: Sequence[StepContribution] = (),
+        contributions: Sequence[StepContribution | PointContribution] = (),
     ):
         comm = rod.mesh.comm
         self._monitors = tuple(monitors)
         self._contributions = tuple(contributions)
+        self._point_contributions: tuple[PointContribution, ...] = tuple(
+            c  # type: ignore[misc]
+            for c in contributions
+            if hasattr(c, "linearise")
+        )
+        form_contributions = tuple(c for c in contributions if hasattr(c, "virtual_work"))
         raise_collectively(
             comm,
             None
@@ -233,7 +242,10 @@ class DynamicProblem:
         self._rod = rod
         if integrator == "energy-momentum":
             self._integrator: Integrator = EnergyMomentum(
-                rod, timed, mass=mass, contributions=self._contributions
+                rod,
+                timed,
+                mass=mass,
+                contributions=form_contributions,  # type: ignore[arg-type]
             )
         else:
             self._integrator = GeneralizedAlpha(
@@ -252,6 +264,19 @@ class DynamicProblem:
             petsc_options=options,
             optional_options=options.keys() - (petsc_options or {}).keys(),
         )
+        self._constrained = (
+            ConstrainedNewton(
+                self._problem,
+                self._point_contributions,
+                petsc_options_prefix=f"{petsc_options_prefix}points_",
+                petsc_options={
+                    k: v for k, v in options.items() if k.startswith("snes_") or k == "snes_type"
+                },
+            )
+            if self._point_contributions
+            else None
+        )
+        self._settle_failure: str | None = None
         self.time = 0.0
         self.steps = 0
         self.external_work = 0.0
@@ -332,7 +357,7 @@ class DynamicProblem:
         for contribution in self._contributions:
             contribution.prepare(self.time, dt)
         self._motions.update(self.time + dt)
-        converged, iterations = self._problem.solve()
+        converged, iterations = self._solve_step()
         if not converged:
             self._restore(saved)
             return False, iterations
@@ -347,6 +372,34 @@ class DynamicProblem:
         self.steps += 1
         self._record(dt=dt, iterations=iterations)
         return True, iterations
+
+    def _solve_step(self) -> tuple[bool, int]:
+        """Newton on the step; with point contributions, again until their points settle."""
+        self._settle_failure = None
+        if self._constrained is None:
+            return self._problem.solve()
+        total = 0
+        for _ in range(MAX_POINT_UPDATES):
+            converged, iterations = self._constrained.solve()
+            total += iterations
+            if not converged:
+                return False, total
+            multipliers = self._constrained.split_multipliers()
+            moved = [
+                c.move_points(mu)
+                for c, mu in zip(self._point_contributions, multipliers, strict=True)
+            ]
+            if not any(moved):
+                return True, total
+        self._settle_failure = f"contact points did not settle in {MAX_POINT_UPDATES} solves"
+        return False, total
+
+    def _step_failure(self) -> str | None:
+        if self._settle_failure is not None:
+            return self._settle_failure
+        if self._constrained is not None:
+            return self._constrained.failure
+        return self._problem.failure
 
     def _start_accelerations(self) -> None:
         """Generalized-α: a₀ from the equations of motion at t₀ (zero where ends are held)."""
@@ -437,7 +490,7 @@ class DynamicProblem:
                             self.write_checkpoint(checkpoint)
                         raise ConvergenceError(
                             f"time step failed at t = {self.time:.6g}: Newton did not converge "
-                            f"({self._problem.failure}) with dt = "
+                            f"({self._step_failure()}) with dt = "
                             f"{step:.3g} (smallest allowed {stepping.smallest:.3g}); the rods "
                             "hold the last good state"
                             + (f", written to {checkpoint}" if checkpoint is not None else "")

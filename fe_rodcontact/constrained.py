@@ -1,0 +1,357 @@
+"""Newton on the rods with point terms and Lagrange multipliers: [R(x) + f(x, μ); c(x)] = 0.
+
+The rod residual R and its Jacobian J come from a :class:`~fe_rodcontact.newton.NewtonProblem`
+(pack-once assembly of the UFL forms, Dirichlet rows); point contributions
+(:class:`~fe_rodcontact.contributions.PointContribution`: rolling constraints, point contact
+forces) add f(x, μ) with its tangent K = ∂f/∂x, the coupling G = ∂f/∂μ, and constraint rows
+c(x) with C = ∂c/∂x. One PETSc SNES solves
+
+    [ J + K   G ] [Δx]     [R + f]
+    [   C     0 ] [Δμ] = − [  c  ]
+
+with public callbacks :meth:`ConstrainedNewton.residual` and :meth:`ConstrainedNewton.jacobian`.
+
+Layout: the multipliers (a few per contact) are owned by rank 0 and follow its rod dofs, the
+stacked layout of a MatNest converted to AIJ; the matrix is assembled through PETSc's COO
+interface, whose pattern is set once per solve (contact stencils are fixed during a solve) and
+whose values are written in one call per iteration. The linear solves are LU by MUMPS (serially
+too): the zero multiplier block needs pivoting, which PETSc's own LU does not do.
+"""
+
+import itertools
+from collections.abc import Sequence
+
+from mpi4py import MPI
+from petsc4py import PETSc
+
+import dolfinx.fem.petsc
+import dolfinx.la.petsc
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contributions import PointContribution, PointLinearisation
+from fe_rodcontact.newton import (
+    NewtonProblem,
+    _set_options,
+    _suspicious_convergence,
+    _weak,
+)
+from fe_rodcontact.solvecheck import LinearSolveCheck
+
+__all__ = ["ConstrainedNewton", "combine"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+
+
+def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointLinearisation:
+    """One linearisation from several, multipliers numbered consecutively in ``sizes``."""
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    def stack(entries: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
+        if not entries:
+            return _empty_entries()
+        return tuple(np.concatenate([e[i] for e in entries]) for i in range(3))
+
+    return PointLinearisation(
+        force_rows=np.concatenate([p.force_rows for p in parts] or [np.zeros(0, np.int64)]),
+        force_values=np.concatenate([p.force_values for p in parts] or [np.zeros(0)]),
+        constraint=np.concatenate([p.constraint for p in parts] or [np.zeros(0)]),
+        stiffness=stack([p.stiffness for p in parts]),
+        coupling=stack(
+            [(p.coupling[0], p.coupling[1] + o, p.coupling[2]) for p, o in zip(parts, offsets)]
+        ),
+        constraint_jacobian=stack(
+            [
+                (p.constraint_jacobian[0] + o, p.constraint_jacobian[1], p.constraint_jacobian[2])
+                for p, o in zip(parts, offsets)
+            ]
+        ),
+    )
+
+
+class ConstrainedNewton:
+    """Newton's method on the rods with point contributions (see the module docs).
+
+    Args:
+        problem: The rod's Newton problem (residual, Jacobian, Dirichlet conditions).
+        contributions: The point contributions.
+        petsc_options_prefix: Prefix of this SNES's options (non-empty).
+        petsc_options: SNES options (tolerances; the linear solver is MUMPS LU).
+    """
+
+    def __init__(
+        self,
+        problem: NewtonProblem,
+        contributions: Sequence[PointContribution],
+        *,
+        petsc_options_prefix: str,
+        petsc_options: dict[str, object] | None = None,
+    ):
+        self._problem = problem
+        self._contributions = tuple(contributions)
+        self._prefix = petsc_options_prefix
+        self._options = dict(petsc_options or {})
+        self._options.update({"ksp_type": "preonly", "pc_type": "lu"})
+        self._options["pc_factor_mat_solver_type"] = "mumps"
+        space = problem.unknown.function_space
+        self._comm: MPI.Comm = space.mesh.comm
+        index_map = space.dofmap.index_map
+        bs = space.dofmap.index_map_bs
+        self._n = index_map.size_local * bs
+        self._start = index_map.local_range[0] * bs
+        self._rank0_dofs = int(self._comm.bcast(self._n if self._comm.rank == 0 else None))
+        self._x_rod = dolfinx.fem.petsc.create_vector(space)
+        self._b_rod = dolfinx.fem.petsc.create_vector(space)
+        owned_bc = [bc.dof_indices()[0][: bc.dof_indices()[1]] for bc in problem.bcs]
+        local_bc = np.unique(np.concatenate(owned_bc)) if owned_bc else np.zeros(0, np.int64)
+        local_bc = local_bc[local_bc < self._n].astype(np.int64) + self._start
+        self._bc_dofs = np.unique(np.concatenate(self._comm.allgather(local_bc)))
+        self._m = -1
+        self._snes: PETSc.SNES | None = None
+        self._A: PETSc.Mat | None = None
+        self._X: PETSc.Vec | None = None
+        self._F: PETSc.Vec | None = None
+        self._pattern: tuple[int, int] | None = None
+        self._rod_indices: tuple[IntArray, IntArray] | None = None
+        self._linearised: tuple[tuple[int, int], PointLinearisation] | None = None
+        self._check = LinearSolveCheck()
+        self._sizes: list[int] = []
+        self.multipliers = np.zeros(0)
+        """The multipliers of the last solve (all of them, the same on every rank)."""
+        self._failure: str | None = None
+
+    def __del__(self) -> None:
+        """Free the PETSc objects."""
+        for name in ("_snes", "_A", "_X", "_F", "_x_rod", "_b_rod"):
+            obj = getattr(self, name, None)
+            if obj is not None:
+                obj.destroy()
+
+    # -- numbering ----------------------------------------------------------------------------
+    def _extended(self, rod_dofs: IntArray) -> IntArray:
+        """Global index in the constrained system of rod dofs (global rod numbering)."""
+        return rod_dofs + self._m * (rod_dofs >= self._rank0_dofs)
+
+    def _multiplier(self, index: IntArray) -> IntArray:
+        return index + self._rank0_dofs
+
+    def _owned(self, rod_dofs: IntArray) -> npt.NDArray[np.bool_]:
+        return (rod_dofs >= self._start) & (rod_dofs < self._start + self._n)
+
+    # -- set-up per solve ----------------------------------------------------------------------
+    @property
+    def solver(self) -> PETSc.SNES | None:
+        """The SNES of the last solve (``None`` before the first)."""
+        return self._snes
+
+    @property
+    def failure(self) -> str | None:
+        """Why the last solve failed (``None`` after a converged one)."""
+        return self._failure
+
+    def _layout(self, m: int) -> None:
+        """Vectors, matrix and SNES for m multipliers (rebuilt when m changes)."""
+        if m == self._m:
+            return
+        for name in ("_snes", "_A", "_X", "_F"):
+            obj = getattr(self, name)
+            if obj is not None:
+                obj.destroy()
+        self._m = m
+        local = self._n + (m if self._comm.rank == 0 else 0)
+        self._X = PETSc.Vec().createMPI((local, PETSc.DECIDE), comm=self._comm)
+        self._F = self._X.duplicate()
+        self._A = PETSc.Mat().create(comm=self._comm)
+        self._A.setSizes(((local, PETSc.DECIDE), (local, PETSc.DECIDE)))
+        self._A.setType("aij")
+        self._pattern = None
+        self._rod_indices = None
+        self._snes = PETSc.SNES().create(self._comm)
+        self._snes.setFunction(_weak(self.residual), self._F)
+        self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
+        self._snes.setOptionsPrefix(self._prefix)
+        _set_options(self._snes, self._prefix, self._options, self._options.keys())
+        self._check.attach(self._snes.getKSP())
+        self._snes.setConvergenceHistory(reset=True)
+
+    # -- the solve -------------------------------------------------------------------------------
+    def solve(self) -> tuple[bool, int]:
+        """Newton from the current rod state and the contributions' initial multipliers.
+
+        Returns:
+            (converged, iterations); the rod state and :attr:`multipliers` hold the last iterate.
+        """
+        self._sizes = [c.num_multipliers for c in self._contributions]
+        m = int(sum(self._sizes))
+        self._layout(m)
+        assert self._X is not None and self._snes is not None
+        self._problem.pack()
+        self._linearised = None
+        unknown = self._problem.unknown
+        start = (
+            np.concatenate([c.initial_multipliers() for c in self._contributions])
+            if self._contributions
+            else np.zeros(0)
+        )
+        array = self._X.getArray()
+        array[: self._n] = unknown.x.array[: self._n]
+        if self._comm.rank == 0:
+            array[self._n :] = start
+        self._set_pattern(self._X)
+        error = None
+        try:
+            self._snes.solve(None, self._X)
+        except PETSc.Error as exc:
+            error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
+        errors = [e for e in self._comm.allgather(error) if e is not None]
+        self._take(self._X)
+        reason = self._snes.getConvergedReason()
+        converged = reason > 0 and not errors
+        if errors:
+            self._failure = errors[0]
+        elif not converged:
+            self._failure = self._check.failure or f"SNES reason {reason}"
+        else:
+            self._failure = _suspicious_convergence(
+                reason,
+                self._snes.getConvergenceHistory()[0],
+                max(self._snes.getTolerances()[1], self._problem.stall_floor),
+            )
+            converged = self._failure is None
+        return converged, int(self._snes.getIterationNumber())
+
+    def split_multipliers(self) -> list[FloatArray]:
+        """:attr:`multipliers` split per contribution."""
+        offsets = np.cumsum([0, *self._sizes])
+        return [self.multipliers[a:b] for a, b in itertools.pairwise(offsets)]
+
+    # -- SNES callbacks ---------------------------------------------------------------------------
+    def _take(self, X: PETSc.Vec) -> None:
+        """Copy X into the rod state (with ghosts) and the multipliers (on every rank)."""
+        values = X.getArray(readonly=True)
+        self._x_rod.getArray()[:] = values[: self._n]
+        dolfinx.la.petsc._ghost_update(
+            self._x_rod, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD
+        )
+        dolfinx.fem.petsc.assign(self._x_rod, self._problem.unknown)
+        mine = values[self._n :].copy() if self._comm.rank == 0 else None
+        self.multipliers = self._comm.bcast(mine, root=0)
+
+    def _linearise(self, X: PETSc.Vec) -> PointLinearisation:
+        key = (X.handle, X.stateGet())
+        if self._linearised is not None and self._linearised[0] == key:
+            return self._linearised[1]
+        self._take(X)
+        parts = [
+            c.linearise(mu)
+            for c, mu in zip(self._contributions, self.split_multipliers(), strict=True)
+        ]
+        linearised = combine(parts, self._sizes)
+        self._linearised = (key, linearised)
+        return linearised
+
+    def residual(self, _snes: PETSc.SNES | None, X: PETSc.Vec, F: PETSc.Vec) -> None:
+        """[R(x) + f(x, μ); c(x)] into F."""
+        linearised = self._linearise(X)
+        rows, values = linearised.force_rows, linearised.force_values
+        keep = self._owned(rows)
+        local_rows, local_values = rows[keep] - self._start, values[keep]
+
+        def add_forces(b: PETSc.Vec) -> None:
+            np.add.at(b.getArray(), local_rows, local_values)
+
+        self._problem.point_residual = add_forces
+        try:
+            self._problem.assemble_residual(None, self._x_rod, self._b_rod)
+        finally:
+            self._problem.point_residual = None
+        out = F.getArray()
+        out[: self._n] = self._b_rod.getArray(readonly=True)[: self._n]
+        if self._comm.rank == 0:
+            out[self._n :] = linearised.constraint
+
+    def _entries(
+        self, linearised: PointLinearisation, rod_values: FloatArray
+    ) -> tuple[IntArray, IntArray, FloatArray]:
+        """COO entries of the constrained Jacobian (this rank's rows)."""
+        assert self._rod_indices is not None
+        bc = self._bc_dofs
+        k_rows, k_cols, k_vals = linearised.stiffness
+        keep = self._owned(k_rows) & ~np.isin(k_rows, bc) & ~np.isin(k_cols, bc)
+        g_rows, g_cols, g_vals = linearised.coupling
+        keep_g = self._owned(g_rows) & ~np.isin(g_rows, bc)
+        c_rows, c_cols, c_vals = linearised.constraint_jacobian
+        keep_c = np.full(len(c_rows), self._comm.rank == 0)
+        # The multiplier block gets explicit zeros on its diagonal, so every row has a pivot
+        # candidate in the pattern (MUMPS pivots off the diagonal where it must).
+        diagonal = self._multiplier(np.arange(self._m if self._comm.rank == 0 else 0))
+        rows = np.concatenate(
+            [
+                self._rod_indices[0],
+                self._extended(k_rows[keep]),
+                self._extended(g_rows[keep_g]),
+                self._multiplier(c_rows[keep_c]),
+                diagonal,
+            ]
+        )
+        cols = np.concatenate(
+            [
+                self._rod_indices[1],
+                self._extended(k_cols[keep]),
+                self._multiplier(g_cols[keep_g]),
+                self._extended(c_cols[keep_c]),
+                diagonal,
+            ]
+        )
+        values = np.concatenate(
+            [rod_values, k_vals[keep], g_vals[keep_g], c_vals[keep_c], np.zeros(len(diagonal))]
+        )
+        return rows, cols, values
+
+    def _set_pattern(self, X: PETSc.Vec) -> None:
+        """A matrix with the pattern of this solve (stencils are fixed during a solve).
+
+        A new matrix whenever the pattern changes: a factorisation keeps data of the pattern
+        it was built on (MUMPS on several ranks returned garbage after a re-preallocation).
+        """
+        linearised = self._linearise(X)
+        rod_matrix = self._problem.matrix
+        if self._rod_indices is None:
+            self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+            indptr, columns, _ = rod_matrix.getValuesCSR()
+            rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
+            self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
+        rows, cols, _ = self._entries(linearised, np.zeros(len(self._rod_indices[0])))
+        pattern = (len(rows), hash((rows.tobytes(), cols.tobytes())))
+        changed = self._comm.allreduce(pattern != self._pattern, op=MPI.LOR)
+        if not changed:
+            return
+        assert self._snes is not None and self._A is not None
+        sizes = self._A.getSizes()
+        self._A.destroy()
+        self._A = PETSc.Mat().create(comm=self._comm)
+        self._A.setSizes(sizes)
+        self._A.setType("aij")
+        self._A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
+        self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
+        self._pattern = pattern
+
+    def jacobian(
+        self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
+    ) -> None:
+        """[[J + K, G], [C, 0]] into A (COO, in the pattern set for this solve)."""
+        linearised = self._linearise(X)
+        rod_matrix = self._problem.matrix
+        self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+        _, columns, values = rod_matrix.getValuesCSR()
+        assert self._rod_indices is not None and len(columns) == len(self._rod_indices[1])
+        rows, cols, all_values = self._entries(linearised, values)
+        if (len(rows), hash((rows.tobytes(), cols.tobytes()))) != self._pattern:
+            raise RuntimeError("the point terms changed their pattern during a solve.")
+        A.setValuesCOO(all_values, addv=PETSc.InsertMode.INSERT_VALUES)
+        A.assemble()
