@@ -1,0 +1,653 @@
+"""Perfect rolling contact (Gay-Balmaz & Putkaradze): no slip at moving contact points.
+
+At a contact between rods a and b with closest points s_a, s_b and d = r_b(s_b) − r_a(s_a), the
+material points of both rods at the contact point move together (Lagrange–d'Alembert):
+
+    ṙ_a + ω_a × ρ_a = ṙ_b − ω_b × ρ_b,   ρ_a = R_a/(R_a+R_b) d,   ρ_b = R_b/(R_a+R_b) d,
+
+three rows per contact (normal: non-penetration; tangential: no slip) with a multiplier μ ∈ R³,
+the contact force: −μ on rod a at the contact point, +μ on rod b, with their moments about the
+centrelines. Against a rigid obstacle, ρ_a = −R_a ν (ν the obstacle's unit normal at the rod)
+and the obstacle's surface moves with its prescribed velocity.
+
+**The discrete constraint.** On the energy–momentum step (unknowns uₙ₊₁ and the Cayley vector
+τ of the rotation increment) the velocities are the increments: with the weights w_k of the
+contact points in the search's centreline representation
+(:mod:`~fe_rodcontact.contact.stencils`: the smooth cubic B-spline kernel or the P1/P2
+basis), x̃ = Σ w_k x_k, Δx̃ = Σ w_k (uₙ₊₁ − uₙ)_k, τ̄ = Σ w_k τ_k, and the lever arms at the
+midpoint configuration (D̄ = x̃_b − x̃_a at ½(uₙ + uₙ₊₁)),
+
+    c = Δx̃_a − Δx̃_b + τ̄_a × α D̄ + τ̄_b × (1−α) D̄ = 0,   α = R_a/(R_a+R_b).
+
+The multipliers' virtual work is μ·B δq with B the coefficient of the increment Δq in c (the
+Lagrange–d'Alembert force, not the derivative of c: that would be the vakonomic model), so
+
+- on the step's own increment it is μ·c = 0: ideal rolling does no work, and the scheme's
+  energy is conserved to the solver tolerance;
+- a translation δq = (e, 0) gives μ·(e − e) = 0 and a rotation δq = (e × x̄, e) gives
+  μ·(e × (x̃_a − x̃_b + D̄)) = 0: linear and angular momentum are conserved exactly, because
+  the two lever arms add up to D̄;
+- the normal row is n̄·(D_{n+1} − D_n) = 0 with n̄ ∥ D̄ = ½(D_n + D_{n+1}): |D_{n+1}| = |D_n|
+  exactly at the step's contact points (a discrete gradient of the distance).
+
+The contact points of a step are the closest points of the *midpoint* configuration
+(:meth:`RollingContact.move_points` searches again after each solve until they settle), so the
+gap at the true closest points changes by O(Δt³) per step instead of the O(Δt²) that points
+frozen at tₙ would give.
+
+**Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
+roll; rods lying along each other or along an obstacle (line contact) get one contact point per
+element (the element midpoint). With ``unilateral=True`` a contact whose normal force comes out
+tensile is released and the step solved again without it. A contact that closes during the run
+is an impact, which this model does not resolve yet: it raises
+:class:`~fe_rodcontact.contact.contact_set.ContactError` with the time and the rods.
+"""
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpi4py import MPI
+
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.contact_set import ContactError, ContactTracker
+from fe_rodcontact.contact.detection import (
+    KIND_OBSTACLE,
+    MODE_LINE,
+    ContactSearch,
+    RawContacts,
+)
+from fe_rodcontact.contact.obstacles import Obstacle
+from fe_rodcontact.contact.stencils import CentrelineStencils
+from fe_rodcontact.contributions import PointLinearisation
+from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.rod import CosseratRod
+
+__all__ = ["KERNEL_REPRESENTATIONS", "RollingContact"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+NodalPositions = tuple[IntArray, FloatArray]
+"""Sorted global node indices and their positions."""
+
+KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
+"""Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
+
+
+def _skew(v: FloatArray) -> FloatArray:
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+@dataclass(frozen=True)
+class _Points:
+    """The active contacts of a step: rows and stencils (the same on every rank)."""
+
+    contacts: RawContacts
+    ids: IntArray
+    nodes: list[IntArray]  # per contact: stencil nodes of a (then b)
+    weights: list[FloatArray]
+    side: list[IntArray]  # 0 for nodes of a, 1 for nodes of b
+
+
+class RollingContact:
+    """No-slip rolling between rods and with obstacles, as a point contribution.
+
+    Args:
+        rod: The rods.
+        radii: Contact radius per rod (default: the sections' radii).
+        pairs: Pairs of rods that may roll on each other (default: all).
+        self_contact: Rods (or all, ``True``) whose self-contacts roll.
+        obstacles: Rigid obstacles the rods roll on.
+        kernel: ``"smooth"`` (cubic B-spline kernel, P1 rods; the default for P1) or
+            ``"basis"`` (exact P1/P2 basis values: the P1 polyline, the P2 curve).
+        unilateral: Release contacts whose normal force becomes tensile.
+        friction_coefficient: k of the friction cone reported per contact (|λ_t|/(k|λ_n|));
+            ``None`` reports none.
+        margin: Search margin (default: 0.05 of the smallest radius).
+        touch_tolerance: Gap (relative to R_a + R_b) within which rods touch at the start.
+        settle_tolerance: Largest change of the contact points (relative to the element) at
+            which :meth:`move_points` counts them as settled.
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        radii: npt.ArrayLike | None = None,
+        *,
+        pairs: list[tuple[int | str, int | str]] | None = None,
+        self_contact: bool = False,
+        obstacles: tuple[Obstacle, ...] | list[Obstacle] = (),
+        kernel: str | None = None,
+        unilateral: bool = False,
+        friction_coefficient: float | None = None,
+        margin: float | None = None,
+        touch_tolerance: float = 1e-6,
+        settle_tolerance: float = 1e-11,
+    ):
+        rods = rod.rods
+        comm = rods.comm
+        if kernel is None:
+            kernel = "smooth" if rods.degree == 1 else "basis"
+        message = None
+        if kernel not in KERNEL_REPRESENTATIONS:
+            message = f"unknown rolling kernel {kernel!r}; use 'smooth' or 'basis'."
+        elif kernel == "smooth" and rods.degree != 1:
+            message = "the smooth kernel needs P1 rods; use kernel='basis' for P2 rods."
+        elif friction_coefficient is not None and not friction_coefficient > 0:
+            message = f"friction_coefficient must be positive, got {friction_coefficient!r}."
+        raise_collectively(comm, message)
+        representation = (
+            "smooth" if kernel == "smooth" else ("polyline" if rods.degree == 1 else "p2")
+        )
+        values = [s.radius for s in rod.sections] if radii is None else radii
+        self._radii = np.asarray(values, dtype=float).ravel()
+        margin = 0.05 * float(np.min(self._radii)) if margin is None else margin
+        self._rod = rod
+        self._comm: MPI.Comm = comm
+        self._obstacles = tuple(obstacles)
+        options = dict(
+            margin=margin,
+            pairs=pairs,
+            self_contact=self_contact,
+            obstacles=self._obstacles,
+            line_points=1,
+            representation=representation,
+        )
+        self._search = ContactSearch(rods, rod.displacement, self._radii, **options)  # type: ignore[arg-type]
+        self._tracker = ContactTracker(self._search)
+        self._mid = dolfinx.fem.Function(rod.displacement.function_space, name="u_mid")
+        self._mid_search = ContactSearch(rods, self._mid, self._radii, **options)  # type: ignore[arg-type]
+        self._stencils = CentrelineStencils(rods, rod.function_space, representation)
+        self.kernel = kernel
+        self.unilateral = bool(unilateral)
+        self.friction_coefficient = friction_coefficient
+        self._touch = float(touch_tolerance)
+        self._settle = float(settle_tolerance)
+        self._h = np.array(
+            [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
+        )
+        self._points: _Points | None = None
+        self._start = RawContacts.empty()
+        self._end_gaps = np.zeros(0)
+        self._known: set[int] = set()
+        self._started = False
+        self._multipliers: dict[int, FloatArray] = {}
+        self._step = 0
+        self._t = 0.0
+        self._dt = 0.0
+        self.records: list[dict[str, float]] = []
+        """One row per contact and accepted step (see :meth:`write_records`)."""
+        self._last: dict[str, float] = {}
+
+    # -- the contact set of a step ----------------------------------------------------------
+    @property
+    def num_multipliers(self) -> int:
+        """Three per active contact."""
+        return 0 if self._points is None else 3 * len(self._points.ids)
+
+    @property
+    def tracker(self) -> ContactTracker:
+        """The tracker of the contacts at the start of each step."""
+        return self._tracker
+
+    def check_start(self) -> None:
+        """Search the initial configuration (raises on interpenetration)."""
+        self._select(self._tracker.update(0, 0.0, check_start=True).contacts, starting=True)
+
+    def _touching(self, found: RawContacts) -> npt.NDArray[np.bool_]:
+        reach = self._radii[found.rod_a] + np.where(
+            found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
+        )
+        return found.gap <= self._touch * reach
+
+    def _select(self, found: RawContacts, *, starting: bool, ids: IntArray | None = None) -> None:
+        """Make the touching contacts of ``found`` the active ones."""
+        touching = np.flatnonzero(self._touching(found))
+        ids = np.arange(len(found)) if ids is None else ids
+        if not starting:
+            fresh = [int(i) for i in ids[touching] if int(i) not in self._known]
+            if fresh:
+                row = int(touching[np.flatnonzero(ids[touching] == fresh[0])[0]])
+                raise_collectively(
+                    self._comm,
+                    f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
+                    f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}) closed at t = "
+                    f"{self._t:.6g}: an impact, which the rolling model does not resolve. "
+                    "Start the rods in contact, or use potential contact for impacts.",
+                    ContactError,
+                )
+        self._known = {int(i) for i in ids[touching]}
+        self._start = found.take(touching)
+        self._points = self._stencil(self._start, ids[touching])
+
+    def _stencil(self, contacts: RawContacts, ids: IntArray) -> _Points:
+        st = self._stencils
+        a = st.material_points(contacts.rod_a, contacts.element_a, contacts.s_a)
+        obstacle = contacts.kind == KIND_OBSTACLE
+        b_rod = np.where(obstacle, 0, contacts.rod_b)
+        b_element = np.where(obstacle, 0, contacts.element_b)
+        b = st.material_points(b_rod, b_element, contacts.s_b)
+        nodes, weights, side = [], [], []
+        for i in range(len(contacts)):
+            if obstacle[i]:
+                nodes.append(a.nodes[i])
+                weights.append(a.weights[i])
+                side.append(np.zeros(a.nodes.shape[1], np.int64))
+            else:
+                nodes.append(np.concatenate([a.nodes[i], b.nodes[i]]))
+                weights.append(np.concatenate([a.weights[i], b.weights[i]]))
+                side.append(
+                    np.repeat(np.array([0, 1], np.int64), [a.nodes.shape[1], b.nodes.shape[1]])
+                )
+        return _Points(contacts, ids, nodes, weights, side)
+
+    # -- the step ------------------------------------------------------------------------------
+    def prepare(self, t: float, dt: float) -> None:
+        """Contacts at tₙ (the committed configuration): they roll during the step."""
+        self._t, self._dt = t, dt
+        if not self._started:
+            self._started = True
+            self._tracker.update(self._step, t, check_start=True)
+            current = self._tracker.current
+            assert current is not None
+            self._select(current.contacts, starting=True, ids=np.asarray(current.ids))
+            return
+        current = self._tracker.update(self._step, t, check_start=False)
+        self._select(current.contacts, starting=False, ids=np.asarray(current.ids))
+
+    def initial_multipliers(self) -> FloatArray:
+        """The previous step's multipliers of persisting contacts (0 for the others)."""
+        if self._points is None:
+            return np.zeros(0)
+        return np.concatenate(
+            [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
+        )
+
+    def _nodal(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(state, uₙ, reference) at every stencil node (flattened in contact order)."""
+        assert self._points is not None
+        nodes = np.concatenate(self._points.nodes) if self._points.nodes else np.zeros(0, np.int64)
+        st = self._stencils
+        state = st.gather(nodes, self._rod.state.x.array, 6)
+        previous = st.gather(nodes, self._rod.displacement.x.array, 3)
+        return state, previous, st.reference_positions(nodes)
+
+    def _geometry(
+        self, i: int, state: FloatArray, previous: FloatArray, reference: FloatArray, k0: int
+    ) -> dict:
+        """Lever arms, their derivatives and the point quantities of contact i."""
+        assert self._points is not None
+        p = self._points
+        w, side = p.weights[i], p.side[i]
+        k = slice(k0, k0 + len(w))
+        u, tau, un, x0 = state[k, :3], state[k, 3:], previous[k], reference[k]
+        mid = x0 + 0.5 * (un + u)
+        increment = u - un
+        contacts = p.contacts
+        ra = self._radii[contacts.rod_a[i]]
+        out: dict = {"w": w, "side": side}
+        if contacts.kind[i] == KIND_OBSTACLE:
+            obstacle = self._obstacles[int(contacts.rod_b[i])]
+            centre = w @ mid
+            _, grad, hessian = obstacle.distance(centre[None, :], self._t + 0.5 * self._dt)
+            nu, hess = grad[0] / np.linalg.norm(grad[0]), hessian[0]
+            levers = [-ra * nu]
+            # dρ/du_l = −R H ½ w_l for the nodes of a.
+            lever_derivative = [[-ra * 0.5 * wl * hess for wl in w]]
+            velocity = obstacle.surface_velocity(
+                centre[None, :] - ra * nu, self._t + 0.5 * self._dt
+            )
+            out["shift"] = -self._dt * np.asarray(velocity).reshape(3)
+            out["push"] = nu
+            out["point"] = centre - ra * nu
+            sign = np.ones(len(w))
+            taus = [w @ tau]
+        else:
+            rb = self._radii[contacts.rod_b[i]]
+            alpha = ra / (ra + rb)
+            wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
+            distance = wb @ mid - wa @ mid
+            levers = [alpha * distance, (1 - alpha) * distance]
+            ds = 0.5 * np.where(side == 0, -w, w)  # dD/du_l = ½ s_l w_l
+            lever_derivative = [
+                [alpha * d * np.eye(3) for d in ds],
+                [(1 - alpha) * d * np.eye(3) for d in ds],
+            ]
+            out["shift"] = np.zeros(3)
+            out["push"] = -distance / np.linalg.norm(distance)
+            out["point"] = wa @ mid + levers[0]
+            sign = np.where(side == 0, 1.0, -1.0)
+            taus = [wa @ tau, wb @ tau]
+        out.update(
+            levers=levers,
+            lever_derivative=lever_derivative,
+            sign=sign,
+            taus=taus,
+            constraint=(sign * w) @ increment
+            + sum(np.cross(t, r) for t, r in zip(taus, levers))
+            + out["shift"],
+        )
+        return out
+
+    def linearise(self, multipliers: FloatArray) -> PointLinearisation:
+        """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
+        assert self._points is not None
+        p = self._points
+        state, previous, reference = self._nodal()
+        force_rows, force_values, constraint = [], [], []
+        k_rows, k_cols, k_vals = [], [], []
+        g_rows, g_cols, g_vals = [], [], []
+        c_rows, c_cols, c_vals = [], [], []
+        k0 = 0
+        axes = np.arange(3)
+        for i in range(len(p.ids)):
+            geo = self._geometry(i, state, previous, reference, k0)
+            nodes = p.nodes[i]
+            k0 += len(nodes)
+            mu = multipliers[3 * i : 3 * i + 3]
+            mu_cross = _skew(mu)
+            rows_mu = 3 * i + axes
+            constraint.append(geo["constraint"])
+            tau_terms = [_skew(t) for t in geo["taus"]]
+            for k, node in enumerate(nodes):
+                wk, sk, lever = geo["w"][k], geo["sign"][k], geo["levers"][geo["side"][k]]
+                trans, rot = 6 * node + axes, 6 * node + 3 + axes
+                force_rows += [trans, rot]
+                force_values += [sk * wk * mu, wk * np.cross(lever, mu)]
+                # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
+                for rows, block in ((trans, sk * wk * np.eye(3)), (rot, wk * _skew(lever))):
+                    g_rows.append(np.repeat(rows, 3))
+                    g_cols.append(np.tile(rows_mu, 3))
+                    g_vals.append(block.ravel())
+                # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
+                block = sk * wk * np.eye(3)
+                for t_cross, derivative in zip(tau_terms, geo["lever_derivative"]):
+                    block = block + t_cross @ derivative[k]
+                for cols, cblock in ((trans, block), (rot, -wk * _skew(lever))):
+                    c_rows.append(np.repeat(rows_mu, 3))
+                    c_cols.append(np.tile(cols, 3))
+                    c_vals.append(cblock.ravel())
+                # K = ∂f/∂x: rotation rows of k, translation cols of l: −wₖ [μ]× ∂ρ_side(k)/∂u_l.
+                derivative = geo["lever_derivative"][geo["side"][k]]
+                for j, other in enumerate(nodes):
+                    block = -wk * mu_cross @ derivative[j]
+                    k_rows.append(np.repeat(rot, 3))
+                    k_cols.append(np.tile(6 * other + axes, 3))
+                    k_vals.append(block.ravel())
+
+        def cat(parts: list, dtype: type = np.float64) -> npt.NDArray:
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+        return PointLinearisation(
+            force_rows=cat(force_rows, np.int64),
+            force_values=cat(force_values),
+            constraint=cat(constraint),
+            stiffness=(cat(k_rows, np.int64), cat(k_cols, np.int64), cat(k_vals)),
+            coupling=(cat(g_rows, np.int64), cat(g_cols, np.int64), cat(g_vals)),
+            constraint_jacobian=(cat(c_rows, np.int64), cat(c_cols, np.int64), cat(c_vals)),
+        )
+
+    def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
+        """Pressure p of each contact (positive when pressing) at the current state."""
+        assert self._points is not None
+        state, previous, reference = self._nodal()
+        out, k0 = [], 0
+        for i in range(len(self._points.ids)):
+            geo = self._geometry(i, state, previous, reference, k0)
+            k0 += len(self._points.nodes[i])
+            out.append(-float(multipliers[3 * i : 3 * i + 3] @ geo["push"]))
+        return np.array(out)
+
+    def move_points(self, multipliers: FloatArray) -> bool:
+        """Place the step's contact points where the gap is conserved; release tensile ones.
+
+        After a solve, a search of the end configuration gives the closest points σₙ₊₁ and the
+        least distance there. The step's points σ are then put on the segment between σₙ and
+        σₙ₊₁ where the distance exceeds its least value by as much at tₙ as at tₙ₊₁, so that the
+        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ (to the
+        root tolerance). Line-contact points are material points and stay.
+
+        Returns:
+            Whether the active contacts or their points changed (solve the step again).
+        """
+        assert self._points is not None
+        if self.unilateral and len(self._points.ids):
+            pressure = self._normal_forces(multipliers)
+            tensile = pressure < 0
+            if np.any(tensile):
+                keep = np.flatnonzero(~tensile)
+                self._known -= {int(i) for i in self._points.ids[tensile]}
+                self._start = self._start.take(keep)
+                self._points = self._stencil(
+                    self._points.contacts.take(keep), self._points.ids[keep]
+                )
+                return True
+        self._store(multipliers)
+        if not len(self._points.ids):
+            return False
+        state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
+        self._mid.x.array[:] = state
+        found = self._mid_search.find(self._t + self._dt)
+        end = found.take(self._match(self._start, found))
+        self._end_gaps = end.gap.copy()
+        current = self._points.contacts
+        sigma_a, sigma_b = self._equal_excess_points(self._start, end)
+        h = self._h[current.rod_a]
+        shift = np.maximum(np.abs(sigma_a - current.s_a), np.abs(sigma_b - current.s_b)) / h
+        if np.max(shift) <= self._settle:
+            return False
+        moved = self._with_points(current, sigma_a, sigma_b)
+        self._points = self._stencil(moved, self._points.ids)
+        return True
+
+    def _with_points(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
+        """``contacts`` moved to material coordinates (s_a, s_b), elements located again."""
+        st = self._stencils
+        obstacle = contacts.kind == KIND_OBSTACLE
+        element_a, s_a = st.locate(contacts.rod_a, s_a)
+        element_b, s_b_wrapped = st.locate(np.where(obstacle, 0, contacts.rod_b), s_b)
+        fields = {f: getattr(contacts, f) for f in RawContacts.fields()}
+        fields.update(
+            s_a=s_a,
+            s_b=np.where(obstacle, contacts.s_b, s_b_wrapped),
+            element_a=element_a,
+            element_b=np.where(obstacle, contacts.element_b, element_b),
+        )
+        return RawContacts(**fields)
+
+    def _distances(
+        self,
+        contacts: RawContacts,
+        s_a: FloatArray,
+        s_b: FloatArray,
+        positions: NodalPositions,
+        t: float,
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Distance measure (|D|, or φ for obstacles) at (s_a, s_b) and its s-derivatives.
+
+        Args:
+            contacts: The contacts (their rods and kinds).
+            s_a: Material coordinates on rod a.
+            s_b: Material coordinates on rod b (ignored for obstacles).
+            positions: Nodal positions gathered by the caller.
+            t: Time (moving obstacles).
+        """
+        st = self._stencils
+        obstacle = contacts.kind == KIND_OBSTACLE
+        element_a, s_a = st.locate(contacts.rod_a, s_a)
+        a = st.material_points(contacts.rod_a, element_a, s_a)
+        element_b, s_b = st.locate(np.where(obstacle, 0, contacts.rod_b), s_b)
+        b = st.material_points(np.where(obstacle, 0, contacts.rod_b), element_b, s_b)
+        xa = self._positions(a.nodes, positions)
+        xb = self._positions(b.nodes, positions)
+        ra = np.einsum("nk,nkc->nc", a.weights, xa)
+        ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
+        rb = np.einsum("nk,nkc->nc", b.weights, xb)
+        tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
+        distance = np.linalg.norm(rb - ra, axis=1)
+        n = (rb - ra) / np.maximum(distance, 1e-300)[:, None]
+        d_a = -np.einsum("nc,nc->n", n, ta)
+        d_b = np.einsum("nc,nc->n", n, tb)
+        for i in np.flatnonzero(obstacle):
+            phi, grad, _ = self._obstacles[int(contacts.rod_b[i])].distance(ra[i][None, :], t)
+            distance[i], d_a[i], d_b[i] = float(phi[0]), float(grad[0] @ ta[i]), 0.0
+        return distance, d_a, d_b
+
+    def _positions(self, nodes: IntArray, positions: NodalPositions) -> FloatArray:
+        index, values = positions
+        where = np.minimum(np.searchsorted(index, nodes), len(index) - 1)
+        if not np.array_equal(index[where], nodes):
+            raise RuntimeError("a contact point moved past the nodes gathered for it.")
+        return values[where]
+
+    def _gather_positions(
+        self, nodes: IntArray, displacement: FloatArray, block: int
+    ) -> NodalPositions:
+        unique = np.unique(nodes)
+        values = self._stencils.gather(unique, displacement, block)[:, :3]
+        return unique, values + self._stencils.reference_positions(unique)
+
+    def _equal_excess_points(
+        self, start: RawContacts, end: RawContacts
+    ) -> tuple[FloatArray, FloatArray]:
+        """σ on [σₙ, σₙ₊₁] where the distance exceeds its minimum equally at tₙ and tₙ₊₁."""
+        sigma_a, sigma_b = start.s_a.copy(), start.s_b.copy()
+        point = (start.mode != MODE_LINE) & ~start.at_end
+        if not np.any(point):
+            return sigma_a, sigma_b
+        c = start.take(np.flatnonzero(point))
+        e = end.take(np.flatnonzero(point))
+        lengths = np.array(self._rod.rods.lengths)
+        closed = np.array(self._rod.rods.closed)
+        da = e.s_a - c.s_a
+        db = np.where(c.kind == KIND_OBSTACLE, 0.0, e.s_b - c.s_b)
+        for delta, rods in ((da, c.rod_a), (db, np.maximum(c.rod_b, 0))):
+            wrap = closed[rods] & (np.abs(delta) > 0.5 * lengths[rods])
+            delta[wrap] -= np.sign(delta[wrap]) * lengths[rods][wrap]
+        mid_a, mid_b = c.s_a + 0.5 * da, c.s_b + 0.5 * db
+        # Positions of every node the search can reach (stencils near the segment).
+        nodes = []
+        for fraction in np.linspace(-0.5, 0.5, 9):  # every element the points pass over
+            el_a, sa = self._stencils.locate(c.rod_a, mid_a + fraction * da)
+            nodes.append(self._stencils.material_points(c.rod_a, el_a, sa).nodes.ravel())
+            rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
+            el_b, sb = self._stencils.locate(rods_b, mid_b + fraction * db)
+            nodes.append(self._stencils.material_points(rods_b, el_b, sb).nodes.ravel())
+        wanted = np.concatenate(nodes)
+        start_x = self._gather_positions(wanted, self._rod.displacement.x.array, 3)
+        end_x = self._gather_positions(wanted, self._rod.state.x.array, 6)
+        t0, t1 = self._t, self._t + self._dt
+        base0 = self._distances(c, c.s_a, c.s_b, start_x, t0)[0]
+        base1 = self._distances(c, e.s_a, e.s_b, end_x, t1)[0]
+        lo, hi = np.full(len(c), -0.5), np.full(len(c), 0.5)
+        theta = np.zeros(len(c))
+        scale: FloatArray = np.maximum(np.abs(base0), 1e-300)
+        for _ in range(60):
+            sa, sb = mid_a + theta * da, mid_b + theta * db
+            d0, a0, b0 = self._distances(c, sa, sb, start_x, t0)
+            d1, a1, b1 = self._distances(c, sa, sb, end_x, t1)
+            f = (d0 - base0) - (d1 - base1)
+            slope = (a0 - a1) * da + (b0 - b1) * db
+            done = np.abs(f) <= 1e-15 * scale
+            if np.all(done | (hi - lo < 1e-14)):
+                break
+            lo = np.where(f < 0, theta, lo)
+            hi = np.where(f >= 0, theta, hi)
+            newton = theta - f / np.where(slope > 0, slope, np.inf)
+            inside = (slope > 0) & (newton > lo) & (newton < hi)
+            theta = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
+        sigma_a[point] = mid_a + theta * da
+        sigma_b[point] = mid_b + theta * db
+        return sigma_a, sigma_b
+
+    def _match(self, old: RawContacts, found: RawContacts) -> IntArray:
+        """For each active contact, the contact of ``found`` it became (same rods, nearest)."""
+        rows = []
+        for i in range(len(old)):
+            same = np.flatnonzero(
+                (found.kind == old.kind[i])
+                & (found.rod_a == old.rod_a[i])
+                & (found.rod_b == old.rod_b[i])
+                & ((found.mode == MODE_LINE) == (old.mode[i] == MODE_LINE))
+                & ((old.mode[i] != MODE_LINE) | (found.element_a == old.element_a[i]))
+            )
+            if not len(same):
+                raise_collectively(
+                    self._comm,
+                    f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
+                    f"found again within the step from t = {self._t:.6g}: reduce the time step.",
+                    ContactError,
+                )
+            distance = np.abs(found.s_a[same] - old.s_a[i]) + np.abs(found.s_b[same] - old.s_b[i])
+            rows.append(int(same[np.argmin(distance)]))
+        return np.array(rows, dtype=np.int64)
+
+    def _store(self, multipliers: FloatArray) -> None:
+        assert self._points is not None
+        for j, i in enumerate(self._points.ids):
+            self._multipliers[int(i)] = np.array(multipliers[3 * j : 3 * j + 3])
+
+    def commit(self, t: float) -> None:
+        """Record every contact of the accepted step (the state holds uₙ₊₁ and τ)."""
+        assert self._points is not None
+        p = self._points
+        state, previous, reference = self._nodal()
+        rows, k0 = [], 0
+        gaps = self._end_gaps if len(self._end_gaps) == len(p.ids) else np.full(len(p.ids), np.nan)
+        for i in range(len(p.ids)):
+            geo = self._geometry(i, state, previous, reference, k0)
+            k0 += len(p.nodes[i])
+            mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
+            push = geo["push"]
+            pressure = -float(mu @ push)
+            tangential = float(np.linalg.norm(mu + pressure * push))
+            slip = float(np.linalg.norm(geo["constraint"])) / self._dt
+            cone = (
+                tangential / (self.friction_coefficient * abs(pressure))
+                if self.friction_coefficient is not None and pressure != 0
+                else float("nan")
+            )
+            rows.append(
+                {
+                    "step": self._step + 1,
+                    "t": t,
+                    "id": int(p.ids[i]),
+                    "s_a": float(p.contacts.s_a[i]),
+                    "s_b": float(p.contacts.s_b[i]),
+                    **{f"point_{c}": float(v) for c, v in zip("xyz", geo["point"])},
+                    **{f"normal_{c}": float(v) for c, v in zip("xyz", -push)},
+                    "normal_force": pressure,
+                    "tangential_force": tangential,
+                    "slip": slip,
+                    "gap": float(gaps[i]),
+                    "cone_ratio": cone,
+                }
+            )
+        self.records.extend(rows)
+        self._step += 1
+        self._last = {
+            "rolling_contacts": float(len(rows)),
+            "max_slip": max((r["slip"] for r in rows), default=0.0),
+            "max_gap_error": max((abs(g) for g in gaps), default=0.0),
+            "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
+        }
+
+    def diagnostics(self) -> dict[str, float]:
+        """Contacts, largest discrete slip velocity, gap error and cone ratio of the last step."""
+        return (
+            dict(self._last)
+            if self._last
+            else {"rolling_contacts": float(self.num_multipliers // 3)}
+        )
+
+    def write_records(self, path: str | Path) -> None:
+        """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
+        if self._comm.rank == 0 and self.records:
+            with open(path, "w", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(self.records[0]))
+                writer.writeheader()
+                writer.writerows(self.records)
+        self._comm.barrier()
