@@ -81,6 +81,24 @@ def _skew(v: FloatArray) -> FloatArray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+def _skew_many(v: FloatArray) -> FloatArray:
+    """[v]× for an array of vectors (..., 3) → (..., 3, 3)."""
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return out
+
+
+def _blocks(
+    rows: IntArray, cols: IntArray, blocks: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """COO entries of 3×3 blocks: rows (R, 3) and cols (C, 3) dofs, blocks (R, C, 3, 3)."""
+    blocks = np.broadcast_to(blocks, (rows.shape[0], cols.shape[0], 3, 3))
+    r = np.broadcast_to(rows[:, None, :, None], blocks.shape)
+    c = np.broadcast_to(cols[None, :, None, :], blocks.shape)
+    return r.ravel().astype(np.int64), c.ravel().astype(np.int64), blocks.ravel().copy()
+
+
 @dataclass(frozen=True)
 class _Points:
     """The active contacts of a step: rows and stencils (the same on every rank)."""
@@ -106,8 +124,11 @@ class RollingContact:
         unilateral: Release contacts whose normal force becomes tensile.
         friction_coefficient: k of the friction cone reported per contact (|λ_t|/(k|λ_n|));
             ``None`` reports none.
-        margin: Search margin (default: 0.05 of the smallest radius).
-        touch_tolerance: Gap (relative to R_a + R_b) within which rods touch at the start.
+        margin: Search margin (default: 0.05 of the smallest radius plus twice the touch
+            tolerance).
+        touch_tolerance: Gap (relative to R_a + R_b) within which rods touch at the start; a
+            contact with a small positive gap rolls at that gap (it is held), e.g. a rod laid
+            on a smooth (B-spline) centreline, which passes O(h²κ) inside the nodes.
         settle_tolerance: Largest change of the contact points (relative to the element) at
             which :meth:`move_points` counts them as settled.
     """
@@ -125,7 +146,7 @@ class RollingContact:
         friction_coefficient: float | None = None,
         margin: float | None = None,
         touch_tolerance: float = 1e-6,
-        settle_tolerance: float = 1e-11,
+        settle_tolerance: float = 1e-10,
     ):
         rods = rod.rods
         comm = rods.comm
@@ -144,7 +165,10 @@ class RollingContact:
         )
         values = [s.radius for s in rod.sections] if radii is None else radii
         self._radii = np.asarray(values, dtype=float).ravel()
-        margin = 0.05 * float(np.min(self._radii)) if margin is None else margin
+        if margin is None:  # contacts that touch (within the tolerance) and a little more
+            margin = 0.05 * float(np.min(self._radii)) + 2 * touch_tolerance * 2 * float(
+                np.max(self._radii)
+            )
         self._rod = rod
         self._comm: MPI.Comm = comm
         self._obstacles = tuple(obstacles)
@@ -170,8 +194,10 @@ class RollingContact:
             [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
         )
         self._points: _Points | None = None
+        self._previous_points: dict[int, tuple[float, float]] = {}
         self._start = RawContacts.empty()
         self._end_gaps = np.zeros(0)
+        self._end_tangency = np.zeros(0)
         self._known: set[int] = set()
         self._started = False
         self._multipliers: dict[int, FloatArray] = {}
@@ -221,7 +247,30 @@ class RollingContact:
                 )
         self._known = {int(i) for i in ids[touching]}
         self._start = found.take(touching)
-        self._points = self._stencil(self._start, ids[touching])
+        self._points = self._stencil(self._guess(self._start, ids[touching]), ids[touching])
+
+    def _guess(self, start: RawContacts, ids: IntArray) -> RawContacts:
+        """The step's first contact points: σₙ moved on by the last step's σ − σₙ₋₁.
+
+        The settled points of a step lie about half way between its two closest points, so
+        σₙ + (σₙ − σ_prev) is within O(Δt²) of this step's: one or two solves fewer per step.
+        """
+        shift_a, shift_b = np.zeros(len(ids)), np.zeros(len(ids))
+        for j, i in enumerate(ids):
+            previous = self._previous_points.get(int(i))
+            if previous is None or start.mode[j] == MODE_LINE:
+                continue
+            shift_a[j] = start.s_a[j] - previous[0]
+            shift_b[j] = start.s_b[j] - previous[1]
+        h_a, h_b = self._h[start.rod_a], self._h[np.maximum(start.rod_b, 0)]
+        far = (np.abs(shift_a) > h_a) | (np.abs(shift_b) > h_b)  # a wrap or a jump: no guess
+        shift_a[far], shift_b[far] = 0.0, 0.0
+        if not np.any(shift_a) and not np.any(shift_b):
+            return start
+        obstacle = start.kind == KIND_OBSTACLE
+        return self._with_points(
+            start, start.s_a + shift_a, np.where(obstacle, start.s_b, start.s_b + shift_b)
+        )
 
     def _stencil(self, contacts: RawContacts, ids: IntArray) -> _Points:
         st = self._stencils
@@ -276,9 +325,20 @@ class RollingContact:
         return state, previous, st.reference_positions(nodes)
 
     def _geometry(
-        self, i: int, state: FloatArray, previous: FloatArray, reference: FloatArray, k0: int
+        self,
+        i: int,
+        state: FloatArray,
+        previous: FloatArray,
+        reference: FloatArray,
+        k0: int,
     ) -> dict:
-        """Lever arms, their derivatives and the point quantities of contact i."""
+        """Lever arms, their derivatives and the point quantities of contact i.
+
+        Keys: ``w`` (K,) weights, ``side`` (K,) 0/1, ``sign`` (K,) +1 on a, −1 on b,
+        ``levers`` (sides, 3), ``lever_derivative`` (sides, K, 3, 3) = ∂ρ_side/∂u_k,
+        ``taus`` (sides, 3), ``constraint`` (3,), ``push`` (3,) the direction in which the
+        contact pushes rod a, ``point`` (3,) the contact point.
+        """
         assert self._points is not None
         p = self._points
         w, side = p.weights[i], p.side[i]
@@ -288,47 +348,43 @@ class RollingContact:
         increment = u - un
         contacts = p.contacts
         ra = self._radii[contacts.rod_a[i]]
+        eye = np.eye(3)
         out: dict = {"w": w, "side": side}
         if contacts.kind[i] == KIND_OBSTACLE:
             obstacle = self._obstacles[int(contacts.rod_b[i])]
             centre = w @ mid
-            _, grad, hessian = obstacle.distance(centre[None, :], self._t + 0.5 * self._dt)
-            nu, hess = grad[0] / np.linalg.norm(grad[0]), hessian[0]
-            levers = [-ra * nu]
-            # dρ/du_l = −R H ½ w_l for the nodes of a.
-            lever_derivative = [[-ra * 0.5 * wl * hess for wl in w]]
-            velocity = obstacle.surface_velocity(
-                centre[None, :] - ra * nu, self._t + 0.5 * self._dt
-            )
+            t_mid = self._t + 0.5 * self._dt
+            _, grad, hessian = obstacle.distance(centre[None, :], t_mid)
+            nu = grad[0] / np.linalg.norm(grad[0])
+            levers = (-ra * nu)[None, :]
+            # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
+            lever_derivative = (-0.5 * ra * w[:, None, None] * hessian[0][None])[None]
+            velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
             out["shift"] = -self._dt * np.asarray(velocity).reshape(3)
             out["push"] = nu
             out["point"] = centre - ra * nu
             sign = np.ones(len(w))
-            taus = [w @ tau]
+            taus = (w @ tau)[None, :]
         else:
             rb = self._radii[contacts.rod_b[i]]
             alpha = ra / (ra + rb)
             wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
             distance = wb @ mid - wa @ mid
-            levers = [alpha * distance, (1 - alpha) * distance]
-            ds = 0.5 * np.where(side == 0, -w, w)  # dD/du_l = ½ s_l w_l
-            lever_derivative = [
-                [alpha * d * np.eye(3) for d in ds],
-                [(1 - alpha) * d * np.eye(3) for d in ds],
-            ]
+            levers = np.stack([alpha * distance, (1 - alpha) * distance])
+            ds = 0.5 * np.where(side == 0, -w, w)  # ∂D/∂u_k = ½ s_k w_k I
+            base = ds[:, None, None] * eye[None]
+            lever_derivative = np.stack([alpha * base, (1 - alpha) * base])
             out["shift"] = np.zeros(3)
             out["push"] = -distance / np.linalg.norm(distance)
             out["point"] = wa @ mid + levers[0]
             sign = np.where(side == 0, 1.0, -1.0)
-            taus = [wa @ tau, wb @ tau]
+            taus = np.stack([wa @ tau, wb @ tau])
         out.update(
             levers=levers,
             lever_derivative=lever_derivative,
             sign=sign,
             taus=taus,
-            constraint=(sign * w) @ increment
-            + sum(np.cross(t, r) for t, r in zip(taus, levers))
-            + out["shift"],
+            constraint=(sign * w) @ increment + np.cross(taus, levers).sum(axis=0) + out["shift"],
         )
         return out
 
@@ -337,57 +393,51 @@ class RollingContact:
         assert self._points is not None
         p = self._points
         state, previous, reference = self._nodal()
-        force_rows, force_values, constraint = [], [], []
-        k_rows, k_cols, k_vals = [], [], []
-        g_rows, g_cols, g_vals = [], [], []
-        c_rows, c_cols, c_vals = [], [], []
+        forces: list[tuple[IntArray, FloatArray]] = []
+        constraint = []
+        stiffness, coupling, jacobian = [], [], []
         k0 = 0
         axes = np.arange(3)
         for i in range(len(p.ids)):
             geo = self._geometry(i, state, previous, reference, k0)
             nodes = p.nodes[i]
             k0 += len(nodes)
+            w, sign, side = geo["w"], geo["sign"], geo["side"]
             mu = multipliers[3 * i : 3 * i + 3]
-            mu_cross = _skew(mu)
-            rows_mu = 3 * i + axes
+            lever = geo["levers"][side]  # (K, 3): each node's lever arm
+            trans = 6 * nodes[:, None] + axes  # (K, 3) dofs
+            rot = trans + 3
+            rows_mu = (3 * i + axes)[None, :]
             constraint.append(geo["constraint"])
-            tau_terms = [_skew(t) for t in geo["taus"]]
-            for k, node in enumerate(nodes):
-                wk, sk, lever = geo["w"][k], geo["sign"][k], geo["levers"][geo["side"][k]]
-                trans, rot = 6 * node + axes, 6 * node + 3 + axes
-                force_rows += [trans, rot]
-                force_values += [sk * wk * mu, wk * np.cross(lever, mu)]
-                # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
-                for rows, block in ((trans, sk * wk * np.eye(3)), (rot, wk * _skew(lever))):
-                    g_rows.append(np.repeat(rows, 3))
-                    g_cols.append(np.tile(rows_mu, 3))
-                    g_vals.append(block.ravel())
-                # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
-                block = sk * wk * np.eye(3)
-                for t_cross, derivative in zip(tau_terms, geo["lever_derivative"]):
-                    block = block + t_cross @ derivative[k]
-                for cols, cblock in ((trans, block), (rot, -wk * _skew(lever))):
-                    c_rows.append(np.repeat(rows_mu, 3))
-                    c_cols.append(np.tile(cols, 3))
-                    c_vals.append(cblock.ravel())
-                # K = ∂f/∂x: rotation rows of k, translation cols of l: −wₖ [μ]× ∂ρ_side(k)/∂u_l.
-                derivative = geo["lever_derivative"][geo["side"][k]]
-                for j, other in enumerate(nodes):
-                    block = -wk * mu_cross @ derivative[j]
-                    k_rows.append(np.repeat(rot, 3))
-                    k_cols.append(np.tile(6 * other + axes, 3))
-                    k_vals.append(block.ravel())
+            forces.append((trans.ravel(), ((sign * w)[:, None] * mu).ravel()))
+            forces.append((rot.ravel(), (w[:, None] * np.cross(lever, mu)).ravel()))
+            identity = (sign * w)[:, None, None] * np.eye(3)
+            lever_cross = w[:, None, None] * _skew_many(lever)  # wₖ [ρ]×
+            # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
+            coupling.append(_blocks(trans, rows_mu, identity[:, None]))
+            coupling.append(_blocks(rot, rows_mu, lever_cross[:, None]))
+            # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
+            tau_cross = _skew_many(geo["taus"])  # (sides, 3, 3)
+            moved = np.einsum("sab,skbc->kac", tau_cross, geo["lever_derivative"])
+            jacobian.append(_blocks(rows_mu, trans, (identity + moved)[None]))
+            jacobian.append(_blocks(rows_mu, rot, -lever_cross[None]))
+            # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
+            derivative = geo["lever_derivative"][side]  # (K, K, 3, 3)
+            block = -w[:, None, None, None] * np.einsum("ab,kjbc->kjac", _skew(mu), derivative)
+            stiffness.append(_blocks(rot, trans, block))
 
-        def cat(parts: list, dtype: type = np.float64) -> npt.NDArray:
-            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+        def entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
+            if not parts:
+                return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+            return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
 
         return PointLinearisation(
-            force_rows=cat(force_rows, np.int64),
-            force_values=cat(force_values),
-            constraint=cat(constraint),
-            stiffness=(cat(k_rows, np.int64), cat(k_cols, np.int64), cat(k_vals)),
-            coupling=(cat(g_rows, np.int64), cat(g_cols, np.int64), cat(g_vals)),
-            constraint_jacobian=(cat(c_rows, np.int64), cat(c_cols, np.int64), cat(c_vals)),
+            force_rows=np.concatenate([f[0] for f in forces] or [np.zeros(0, np.int64)]),
+            force_values=np.concatenate([f[1] for f in forces] or [np.zeros(0)]),
+            constraint=np.concatenate(constraint) if constraint else np.zeros(0),
+            stiffness=entries(stiffness),
+            coupling=entries(coupling),
+            constraint_jacobian=entries(jacobian),
         )
 
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
@@ -433,6 +483,7 @@ class RollingContact:
         found = self._mid_search.find(self._t + self._dt)
         end = found.take(self._match(self._start, found))
         self._end_gaps = end.gap.copy()
+        self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
         current = self._points.contacts
         sigma_a, sigma_b = self._equal_excess_points(self._start, end)
         h = self._h[current.rod_a]
@@ -500,7 +551,9 @@ class RollingContact:
         index, values = positions
         where = np.minimum(np.searchsorted(index, nodes), len(index) - 1)
         if not np.array_equal(index[where], nodes):
-            raise RuntimeError("a contact point moved past the nodes gathered for it.")
+            raise RuntimeError(
+                f"a contact point moved past the nodes gathered for it: {nodes} {index}"
+            )
         return values[where]
 
     def _gather_positions(
@@ -530,12 +583,16 @@ class RollingContact:
         mid_a, mid_b = c.s_a + 0.5 * da, c.s_b + 0.5 * db
         # Positions of every node the search can reach (stencils near the segment).
         nodes = []
-        for fraction in np.linspace(-0.5, 0.5, 9):  # every element the points pass over
-            el_a, sa = self._stencils.locate(c.rod_a, mid_a + fraction * da)
-            nodes.append(self._stencils.material_points(c.rod_a, el_a, sa).nodes.ravel())
-            rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
-            el_b, sb = self._stencils.locate(rods_b, mid_b + fraction * db)
-            nodes.append(self._stencils.material_points(rods_b, el_b, sb).nodes.ravel())
+        h_a = self._h[c.rod_a]
+        h_b = self._h[np.maximum(c.rod_b, 0)]
+        spans = int(np.ceil(max(np.max(np.abs(da) / h_a), np.max(np.abs(db) / h_b))))
+        rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
+        for fraction in np.linspace(-0.5, 0.5, 2 * spans + 3):  # every element passed over
+            for nudge in (-1e-6, 0.0, 1e-6):  # both elements at a node
+                el_a, sa = self._stencils.locate(c.rod_a, mid_a + fraction * da + nudge * h_a)
+                nodes.append(self._stencils.material_points(c.rod_a, el_a, sa).nodes.ravel())
+                el_b, sb = self._stencils.locate(rods_b, mid_b + fraction * db + nudge * h_b)
+                nodes.append(self._stencils.material_points(rods_b, el_b, sb).nodes.ravel())
         wanted = np.concatenate(nodes)
         start_x = self._gather_positions(wanted, self._rod.displacement.x.array, 3)
         end_x = self._gather_positions(wanted, self._rod.state.x.array, 6)
@@ -619,19 +676,27 @@ class RollingContact:
                     "s_b": float(p.contacts.s_b[i]),
                     **{f"point_{c}": float(v) for c, v in zip("xyz", geo["point"])},
                     **{f"normal_{c}": float(v) for c, v in zip("xyz", -push)},
+                    **{f"force_{c}": float(-v) for c, v in zip("xyz", mu)},
                     "normal_force": pressure,
                     "tangential_force": tangential,
                     "slip": slip,
                     "gap": float(gaps[i]),
+                    "tangency": float(self._end_tangency[i])
+                    if len(self._end_tangency) == len(p.ids)
+                    else float("nan"),
                     "cone_ratio": cone,
                 }
             )
         self.records.extend(rows)
+        self._previous_points = {
+            int(i): (float(p.contacts.s_a[j]), float(p.contacts.s_b[j]))
+            for j, i in enumerate(p.ids)
+        }
         self._step += 1
         self._last = {
             "rolling_contacts": float(len(rows)),
             "max_slip": max((r["slip"] for r in rows), default=0.0),
-            "max_gap_error": max((abs(g) for g in gaps), default=0.0),
+            "max_gap": max((abs(g) for g in gaps), default=0.0),
             "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
         }
 
