@@ -498,7 +498,7 @@ class RodRodPotential:
             d_force_dtau=d_force_dtau,
             d_moment_du=d_moment_du,
             d_moment_dtau=d_moment_dtau,
-            normal_force=q,
+            normal_force=-q,
             gap_old=g_old,
             gap_new=g_new,
             dissipation=dissipation,
@@ -761,6 +761,17 @@ class RodRodPotential:
             return False
         self._active = self._build(contacts, excess)
         return True
+
+    def contact_forces(self) -> dict[str, FloatArray]:
+        """Forces and gaps of the active contacts at the current state (collective).
+
+        Returns:
+            ``normal_force`` (positive when pressing; line points: times their weight) and the
+            gaps ``gap_old``, ``gap_new`` (g̃ₙ, g̃ₙ₊₁; statics: both the current one).
+        """
+        assert self._active is not None, "prepare() first"
+        s = self._evaluate(self._active)
+        return {"normal_force": s.normal_force, "gap_old": s.gap_old, "gap_new": s.gap_new}
 
     # -- after the step ---------------------------------------------------------------------------
     def commit(self, t: float) -> None:
