@@ -11,6 +11,9 @@
     law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }   # fe_rodcontact.contact.LAWS
     damping = { coefficient = 1e-11, exponent = 8 }                    # optional
     friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
+    rod_law = { name = "penalty", penalty = 1e4 }   # optional: forces between rods (point law)
+    rod_damping = { coefficient = 1e-12 }           # optional, with rod_law
+    rod_friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
 
     [[contact.obstacles]]
     type = "plane"             # or "cylinder"
@@ -22,8 +25,10 @@ The law, damping and friction act between every rod and every obstacle
 (:class:`~fe_rodcontact.contact.ObstaclePotential`); the contact search
 (:class:`~fe_rodcontact.contact.ContactSearch`) reports rod–rod, self and obstacle contacts in
 the time series (``contacts``, ``min_gap``) and as contact points (``contacts.pvd``). Forces
-between rods (rod–rod and self-contact) are not modelled yet: those contacts are reported,
-and the rods pass through each other.
+between rods (the ``pairs``, and self-contact with ``self_contact``) act only when ``rod_law``
+is given (:class:`~fe_rodcontact.contact.RodRodPotential`, cut off at ``margin``; the law is a
+force per contact point, and per unit length at line contacts); without it those contacts are
+reported and the rods pass through each other.
 Unknown keys are errors naming the key, as everywhere in case files.
 """
 
@@ -42,6 +47,7 @@ from fe_rodcontact.contact import (
     Obstacle,
     ObstaclePotential,
     Plane,
+    RodRodPotential,
     get_law,
 )
 from fe_rodcontact.errors import InputError
@@ -98,6 +104,9 @@ class ContactSpec:
     damping: dict[str, Any] | None = None
     friction: dict[str, Any] | None = None
     obstacles: list[ObstacleSpec] = dataclasses.field(default_factory=list)
+    rod_law: dict[str, Any] | None = None
+    rod_damping: dict[str, Any] | None = None
+    rod_friction: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -122,33 +131,48 @@ def _law(table: dict[str, Any], where: str) -> Any:
         raise InputError(f"{where}: {error}") from None
 
 
+def _dissipative(table: dict[str, Any] | None, cls: type, where: str) -> Any:
+    if table is None:
+        return None
+    try:
+        return cls(**table)
+    except TypeError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
 def build_contact(
     spec: ContactSpec, rod: CosseratRod, folder: Path | None
-) -> tuple[list[ObstaclePotential], list[ContactMonitor]]:
-    """The step contributions (obstacle laws) and the contact monitor of a case."""
+) -> tuple[list[ObstaclePotential | RodRodPotential], list[ContactMonitor]]:
+    """The step contributions (obstacle and rod laws) and the contact monitor of a case."""
     rods = rod.rods
     obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
-    contributions = []
+    contributions: list[ObstaclePotential | RodRodPotential] = []
     if obstacles:
         if not spec.law:
             raise InputError("contact.law is missing: give the law between rods and obstacles.")
         law = _law(spec.law, "contact.law")
-        damping = None
-        if spec.damping is not None:
-            try:
-                damping = DampingLaw(**spec.damping)
-            except TypeError as error:
-                raise InputError(f"contact.damping: {error}") from None
-        friction = None
-        if spec.friction is not None:
-            try:
-                friction = CoulombFrictionLaw(**spec.friction)
-            except TypeError as error:
-                raise InputError(f"contact.friction: {error}") from None
-        contributions = [
+        damping = _dissipative(spec.damping, DampingLaw, "contact.damping")
+        friction = _dissipative(spec.friction, CoulombFrictionLaw, "contact.friction")
+        contributions += [
             ObstaclePotential(rod, o, law, damping=damping, friction=friction) for o in obstacles
         ]
     pairs = None if spec.pairs == "all" else [tuple(p) for p in spec.pairs]
+    if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
+        raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
+    if spec.rod_law is not None:
+        contributions.append(
+            RodRodPotential(
+                rod,
+                _law(spec.rod_law, "contact.rod_law"),
+                damping=_dissipative(spec.rod_damping, DampingLaw, "contact.rod_damping"),
+                friction=_dissipative(
+                    spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction"
+                ),
+                pairs=pairs,  # type: ignore[arg-type]
+                self_contact=spec.self_contact,
+                margin=spec.margin,
+            )
+        )
     radii = [s.radius for s in rod.sections]
     if any(not r > 0 for r in radii):
         raise InputError(

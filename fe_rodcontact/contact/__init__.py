@@ -42,6 +42,7 @@ from fe_rodcontact.contact.monitor import ContactMonitor
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.contact.output import ContactPointWriter
 from fe_rodcontact.contact.potential import ObstaclePotential
+from fe_rodcontact.contact.rod_potential import RodRodPotential
 
 __all__ = [
     "KERNELS",
@@ -77,6 +78,7 @@ __all__ = [
     "Plane",
     "RawContacts",
     "RepulsiveLaw",
+    "RodRodPotential",
     "SearchStatistics",
     "SegmentArrays",
     "SmoothPenaltyLaw",
