@@ -185,7 +185,9 @@ def test_rod_leaves_a_cylinder_at_cos_four_sevenths(comm):
     g, radius, start = 9.81, 0.5, 0.5
     section = Section.circular(radius=R, E=1e7, nu=0.3, density=1.0)
     centre = (radius + R) * np.array([0.0, np.sin(start), np.cos(start)])
-    rods = create_rod_mesh(comm, [straight(tuple(centre), tuple(centre + [0.3, 0, 0]))], elements=3)
+    rods = create_rod_mesh(
+        comm, [straight(tuple(centre), tuple(centre + np.array([0.3, 0, 0])))], elements=3
+    )
     rod = CosseratRod(rods, section)
     drum = Cylinder(point=(0, 0, 0), axis=(1, 0, 0), radius=radius, name="drum")
     rolling = RollingContact(rod, obstacles=[drum], unilateral=True)
@@ -220,5 +222,5 @@ def test_a_contact_closing_during_the_run_is_an_impact_error(comm):
 
 
 def test_interpenetrating_start_is_an_input_error(comm):
-    with pytest.raises(InputError, match="interpenetrat|penetrat"):
+    with pytest.raises(InputError, match=r"interpenetrat|penetrat"):
         crossing_rods(comm, lift=1.5 * R)
