@@ -3,7 +3,7 @@
 ::
 
     [contact]
-    model = "potential"        # "potential" (contact laws); "rolling" is not available yet
+    model = "potential"        # "potential" (contact laws) or "rolling" (no-slip constraints)
     margin = 0.005             # contact search margin (contact points, contacts per step)
     self_contact = true        # search each rod against itself
     pairs = "all"              # or [["rodA", "rodB"], ...]
@@ -29,6 +29,19 @@ between rods (the ``pairs``, and self-contact with ``self_contact``) act only wh
 is given (:class:`~fe_rodcontact.contact.RodRodPotential`, cut off at ``margin``; the law is a
 force per contact point, and per unit length at line contacts); without it those contacts are
 reported and the rods pass through each other.
+With ``model = "rolling"`` the same scene rolls without slipping instead
+(:class:`~fe_rodcontact.contact.RollingContact`): rods that touch at the start (the ``pairs``,
+self-contacts with ``self_contact``) and rods lying on the obstacles roll on each other; the
+laws are not used (giving one is an error) and these keys apply::
+
+    [contact]
+    model = "rolling"
+    kernel = "smooth"             # "smooth" (B-spline, P1) or "basis" (P1/P2 basis values)
+    unilateral = false            # release contacts whose normal force turns tensile
+    friction_coefficient = 0.5    # report the friction-cone ratio per contact (optional)
+    touch_tolerance = 1e-6        # |gap| / (R_a + R_b) that counts as touching at the start
+
+Every contact quantity per step goes to ``contacts.csv`` in the output folder.
 Unknown keys are errors naming the key, as everywhere in case files.
 """
 
@@ -48,6 +61,7 @@ from fe_rodcontact.contact import (
     ObstaclePotential,
     Plane,
     RodRodPotential,
+    RollingContact,
     get_law,
 )
 from fe_rodcontact.errors import InputError
@@ -107,15 +121,32 @@ class ContactSpec:
     rod_law: dict[str, Any] | None = None
     rod_damping: dict[str, Any] | None = None
     rod_friction: dict[str, Any] | None = None
+    kernel: str | None = None
+    unilateral: bool = False
+    friction_coefficient: float | None = None
+    touch_tolerance: float = 1e-6
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
             raise InputError(f"model {self.model!r} unknown; use one of {list(MODELS)}.")
+        laws = ("law", "damping", "friction", "rod_law", "rod_damping", "rod_friction")
+        rolling_keys = ("kernel", "unilateral", "friction_coefficient")
         if self.model == "rolling":
-            raise InputError(
-                "model 'rolling' is not available yet (rolling contact is being built); use "
-                "model = 'potential'."
-            )
+            given = [k for k in laws if getattr(self, k)]
+            if given:
+                raise InputError(
+                    f"contact.{given[0]} is a contact law, which model = 'rolling' does not use "
+                    "(rolling contact has no laws: its forces are the constraint's); remove it "
+                    "or use model = 'potential'."
+                )
+        else:
+            default = ContactSpec.__dataclass_fields__
+            given = [k for k in rolling_keys if getattr(self, k) != default[k].default]
+            if given:
+                raise InputError(
+                    f"contact.{given[0]} belongs to model = 'rolling'; remove it or set "
+                    "model = 'rolling'."
+                )
         if isinstance(self.pairs, str) and self.pairs != "all":
             raise InputError(f"pairs must be 'all' or a list of rod pairs, got {self.pairs!r}.")
 
@@ -142,12 +173,26 @@ def _dissipative(table: dict[str, Any] | None, cls: type, where: str) -> Any:
 
 def build_contact(
     spec: ContactSpec, rod: CosseratRod, folder: Path | None
-) -> tuple[list[ObstaclePotential | RodRodPotential], list[ContactMonitor]]:
-    """The step contributions (obstacle and rod laws) and the contact monitor of a case."""
+) -> tuple[list[ObstaclePotential | RodRodPotential | RollingContact], list[ContactMonitor]]:
+    """The step contributions (laws or rolling) and the contact monitor of a case."""
     rods = rod.rods
     obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
-    contributions: list[ObstaclePotential | RodRodPotential] = []
-    if obstacles:
+    contributions: list[ObstaclePotential | RodRodPotential | RollingContact] = []
+    pairs = None if spec.pairs == "all" else [tuple(p) for p in spec.pairs]
+    if spec.model == "rolling":
+        contributions.append(
+            RollingContact(
+                rod,
+                pairs=pairs,  # type: ignore[arg-type]
+                self_contact=spec.self_contact,
+                obstacles=obstacles,
+                kernel=spec.kernel,
+                unilateral=spec.unilateral,
+                friction_coefficient=spec.friction_coefficient,
+                touch_tolerance=spec.touch_tolerance,
+            )
+        )
+    elif obstacles:
         if not spec.law:
             raise InputError("contact.law is missing: give the law between rods and obstacles.")
         law = _law(spec.law, "contact.law")
@@ -156,7 +201,6 @@ def build_contact(
         contributions += [
             ObstaclePotential(rod, o, law, damping=damping, friction=friction) for o in obstacles
         ]
-    pairs = None if spec.pairs == "all" else [tuple(p) for p in spec.pairs]
     if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
         raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
     if spec.rod_law is not None:

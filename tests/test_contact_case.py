@@ -36,7 +36,7 @@ def test_rod_on_slope_case_runs(comm, shared_tmp):
 @pytest.mark.parametrize(
     ("replace", "message"),
     [
-        ((('model = "potential"', 'model = "rolling"'),), "model 'rolling' is not available yet"),
+        ((('model = "potential"', 'model = "rolling"'),), "contact.law is a contact law"),
         ((('model = "potential"', 'model = "magnetic"'),), "model 'magnetic' unknown"),
         ((("margin = 0.005", "margin = 0.005\nspeed = 3"),), "unknown key contact.speed"),
         ((('name = "repulsive"', 'name = "sticky"'),), "contact.law"),
@@ -57,3 +57,28 @@ def test_bad_contact_tables(comm, shared_tmp, capsys, replace, message):
         err = capsys.readouterr().err
         assert message in err, err
         assert "Traceback" not in err
+
+
+def test_rod_rolls_down_slope_case(comm, shared_tmp):
+    """model = "rolling": friction (1/3) m g sin θ and normal force m g cos θ (rolling cylinder)."""
+    text = (REPO / "demos" / "cases" / "rod_rolls_down_slope.toml").read_text()
+    text = text.replace("t_end = 0.3", "t_end = 0.05")
+    case = shared_tmp / "roll.toml"
+    if comm.rank == 0:
+        case.write_text(text)
+    comm.barrier()
+    out = shared_tmp / "roll_out"
+    assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
+    comm.barrier()
+    rows = np.genfromtxt(out / "contacts.csv", delimiter=",", names=True)
+    last = rows[rows["step"] == rows["step"].max()]
+    assert len(last) == 8  # one contact per element of the rod lying on the plane
+    force = np.array([last[f"force_{c}"].sum() for c in "xyz"])
+    normal = np.array([-0.42262, 0.0, 0.90631])
+    normal /= np.linalg.norm(normal)
+    weight = 1000.0 * np.pi * 0.02**2 * 0.4 * 9.81
+    sine = np.sqrt(1 - normal[2] ** 2)
+    assert force @ normal == pytest.approx(weight * normal[2], rel=1e-4)
+    along = np.linalg.norm(force - (force @ normal) * normal)
+    assert along == pytest.approx(weight * sine / 3, rel=1e-4)
+    assert np.max(rows["slip"]) < 1e-12

@@ -17,6 +17,7 @@ from mpi4py import MPI
 from fe_rodcontact.case import load_case
 from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
+from fe_rodcontact.contact import RollingContact
 from fe_rodcontact.contact_case import build_contact
 from fe_rodcontact.dynamics import DynamicProblem
 from fe_rodcontact.dynamics_case import DynamicsCase
@@ -106,6 +107,9 @@ def run_case(
             problem.write_checkpoint(checkpoint)
     finally:
         problem.series.save(folder / case.output.series, comm)
+        for contribution in contributions:
+            if isinstance(contribution, RollingContact):
+                contribution.write_records(folder / "contacts.csv")
         if fields is not None:
             fields.close()
     return folder

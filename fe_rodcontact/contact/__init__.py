@@ -43,6 +43,8 @@ from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.contact.output import ContactPointWriter
 from fe_rodcontact.contact.potential import ObstaclePotential
 from fe_rodcontact.contact.rod_potential import RodRodPotential
+from fe_rodcontact.contact.rolling import RollingContact
+from fe_rodcontact.contact.stencils import CentrelineStencils, Stencils
 
 __all__ = [
     "KERNELS",
@@ -55,6 +57,7 @@ __all__ = [
     "REPRESENTATIONS",
     "AdhesiveLaw",
     "Centreline",
+    "CentrelineStencils",
     "ContactError",
     "ContactMonitor",
     "ContactPointWriter",
@@ -79,9 +82,11 @@ __all__ = [
     "RawContacts",
     "RepulsiveLaw",
     "RodRodPotential",
+    "RollingContact",
     "SearchStatistics",
     "SegmentArrays",
     "SmoothPenaltyLaw",
+    "Stencils",
     "check_gap",
     "contact_wrenches",
     "get_kernel",

@@ -126,9 +126,10 @@ class RollingContact:
             ``None`` reports none.
         margin: Search margin (default: 0.05 of the smallest radius plus twice the touch
             tolerance).
-        touch_tolerance: Gap (relative to R_a + R_b) within which rods touch at the start; a
-            contact with a small positive gap rolls at that gap (it is held), e.g. a rod laid
-            on a smooth (B-spline) centreline, which passes O(h²κ) inside the nodes.
+        touch_tolerance: |gap| (relative to R_a + R_b) within which rods touch at the start;
+            such a contact rolls at its starting gap (the constraint holds it), e.g. rods bent
+            against each other, whose smooth (B-spline) centrelines pass O(h²κ) inside the
+            nodes and may overlap by that much.
         settle_tolerance: Largest change of the contact points (relative to the element) at
             which :meth:`move_points` counts them as settled.
     """
@@ -181,7 +182,9 @@ class RollingContact:
             representation=representation,
         )
         self._search = ContactSearch(rods, rod.displacement, self._radii, **options)  # type: ignore[arg-type]
-        self._tracker = ContactTracker(self._search)
+        self._tracker = ContactTracker(
+            self._search, on_rod_end="error", penetration_tolerance=touch_tolerance
+        )
         self._mid = dolfinx.fem.Function(rod.displacement.function_space, name="u_mid")
         self._mid_search = ContactSearch(rods, self._mid, self._radii, **options)  # type: ignore[arg-type]
         self._stencils = CentrelineStencils(rods, rod.function_space, representation)
@@ -227,7 +230,7 @@ class RollingContact:
         reach = self._radii[found.rod_a] + np.where(
             found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
         )
-        return found.gap <= self._touch * reach
+        return np.abs(found.gap) <= self._touch * reach
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray | None = None) -> None:
         """Make the touching contacts of ``found`` the active ones."""
