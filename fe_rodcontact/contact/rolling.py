@@ -223,8 +223,13 @@ class RollingContact:
         return self._tracker
 
     def check_start(self) -> None:
-        """Search the initial configuration (raises on interpenetration)."""
-        self._select(self._tracker.update(0, 0.0, check_start=True).contacts, starting=True)
+        """Nothing yet: the start is checked at the first step.
+
+        The initial configuration may still change after the problem is built
+        (:meth:`~fe_rodcontact.dynamics.DynamicProblem.set_initial_displacement`, e.g. strings
+        pressed into each other from overlapping straight lines), so the search for the
+        starting contacts and the interpenetration check run in the first :meth:`prepare`.
+        """
 
     def _touching(self, found: RawContacts) -> npt.NDArray[np.bool_]:
         reach = self._radii[found.rod_a] + np.where(
@@ -237,15 +242,20 @@ class RollingContact:
         touching = np.flatnonzero(self._touching(found))
         ids = np.arange(len(found)) if ids is None else ids
         if not starting:
-            fresh = [int(i) for i in ids[touching] if int(i) not in self._known]
+            reach = self._radii[found.rod_a] + np.where(
+                found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
+            )
+            closed = np.flatnonzero(found.gap <= self._touch * reach)  # touching or through
+            fresh = [int(i) for i in ids[closed] if int(i) not in self._known]
             if fresh:
-                row = int(touching[np.flatnonzero(ids[touching] == fresh[0])[0]])
+                row = int(closed[np.flatnonzero(ids[closed] == fresh[0])[0]])
                 raise_collectively(
                     self._comm,
                     f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
-                    f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}) closed at t = "
-                    f"{self._t:.6g}: an impact, which the rolling model does not resolve. "
-                    "Start the rods in contact, or use potential contact for impacts.",
+                    f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap "
+                    f"{found.gap[row]:.3g}) closed at t = {self._t:.6g}: an impact, which the "
+                    "rolling model does not resolve. Start the rods in contact, or use "
+                    "potential contact for impacts.",
                     ContactError,
                 )
         self._known = {int(i) for i in ids[touching]}
