@@ -2,7 +2,7 @@
 #
 # The paper's Fig. 1 with geometrically exact rods: two rubber strings with fixed ends are
 # stretched, crossed at right angles and pressed into each other at the crossing, then
-# released with a sideways push of the lower string. From then on they roll on each other
+# released with sideways pushes. From then on they roll on each other
 # without slipping (Gay-Balmaz & Putkaradze): the material points of both strings at the
 # contact move together, ṙ_a + ω_a × ρ_a = ṙ_b − ω_b × ρ_b, imposed by Lagrange multipliers
 # (three per contact: the contact force) in one Newton solve per step
@@ -49,7 +49,7 @@ parser.add_argument("--elements", type=int, default=24, help="elements per strin
 parser.add_argument("--dt", type=float, default=1e-3, help="time step [s]")
 parser.add_argument("--t-end", type=float, default=0.8, help="final time [s]")
 parser.add_argument("--press", type=float, default=0.01, help="press depth at the crossing [m]")
-parser.add_argument("--push", type=float, default=0.5, help="sideways speed of string a [m/s]")
+parser.add_argument("--push", type=float, default=0.5, help="sideways push speed [m/s]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/crossed_strings"))
 args = parser.parse_args()
 comm = MPI.COMM_WORLD
@@ -121,15 +121,18 @@ def initial_shape(x: np.ndarray) -> np.ndarray:
 
 
 problem.set_initial_displacement(initial_shape)
-problem.set_initial_velocity(
-    lambda x: np.vstack(
-        [
-            0 * x[0],
-            np.where(np.isclose(x[2], p), args.push * np.cos(np.pi * x[0] / L), 0.0),
-            0 * x[0],
-        ]
-    )
-)
+
+
+# String a is pushed sideways (y) in its first mode, string b along x in its second mode
+# (asymmetric): the contact point then wanders along both strings.
+def initial_velocity(x: np.ndarray) -> np.ndarray:
+    lower = np.isclose(x[2], p)
+    sideways_a = args.push * np.cos(np.pi * x[0] / L)
+    sideways_b = 0.6 * args.push * np.sin(2 * np.pi * x[1] / L)
+    return np.vstack([np.where(lower, 0.0, sideways_b), np.where(lower, sideways_a, 0.0), 0 * x[0]])
+
+
+problem.set_initial_velocity(initial_velocity)
 say(
     f"two strings, {args.elements} elements each, T = {tension:.3g} N, f0 = {f0:.3g} Hz, "
     f"{comm.size} rank(s)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up the development environment (idempotent) and run the flagship demo or the tests.
 #
-#   bash tools/dev.sh demo   # create .venv if needed, then run demos/demo_rollup_helix.py
+#   bash tools/dev.sh demo   # create .venv if needed, then run demos/demo_crossed_strings.py on 2 ranks
 #   bash tools/dev.sh test   # create .venv if needed, then mypy, pytest serially and on 2 MPI ranks
 #
 # The environment is a venv in .venv from a Python >= 3.12 with DOLFINx 0.11 from the PyPI
@@ -57,7 +57,7 @@ case "${1:-}" in
     demo)
         setup
         shift
-        python demos/demo_rollup_helix.py --out-dir results/rollup_helix "$@"
+        mpiexec -n 2 python demos/demo_crossed_strings.py --out-dir results/crossed_strings "$@"
         echo "The fe-rodcontact command lives in .venv: run 'source .venv/bin/activate' first" \
             "(or call .venv/bin/fe-rodcontact and .venv/bin/mpiexec)."
         ;;
