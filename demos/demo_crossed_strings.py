@@ -47,7 +47,7 @@ from fe_rodcontact.section import Section
 parser = argparse.ArgumentParser(description="Two crossed strings in perfect rolling contact.")
 parser.add_argument("--elements", type=int, default=24, help="elements per string")
 parser.add_argument("--dt", type=float, default=1e-3, help="time step [s]")
-parser.add_argument("--t-end", type=float, default=0.8, help="final time [s]")
+parser.add_argument("--t-end", type=float, default=0.5, help="final time [s]")
 parser.add_argument("--press", type=float, default=0.01, help="press depth at the crossing [m]")
 parser.add_argument("--push", type=float, default=0.5, help="sideways push speed [m/s]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/crossed_strings"))
