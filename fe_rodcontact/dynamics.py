@@ -276,6 +276,11 @@ class DynamicProblem:
             if self._point_contributions
             else None
         )
+        for contribution in self._point_contributions:  # e.g. impacts need the velocities
+            if hasattr(contribution, "use_velocities"):
+                contribution.use_velocities(
+                    self._integrator.velocity, self._integrator.nodal_angular_velocity
+                )
         self._settle_failure: str | None = None
         self.time = 0.0
         self.steps = 0

@@ -175,6 +175,11 @@ class Integrator:
             metadata={"quadrature_degree": self.inertia_degree},
         )
         self.angular_velocity = _quadrature_function(rod, (3,), "body_angular_velocity")
+        self.nodal_angular_velocity = dolfinx.fem.Function(vector_space, name="angular_velocity")
+        """Spatial ω at the nodes, for point quantities such as the material velocity at a
+        contact (the energy and the equations use the body W at the quadrature points).
+        Energy–momentum: advanced with the nodal rotation increments each step; generalized-α
+        (which takes no contact contributions) keeps the initial value."""
         self.inertia_rotation = _quadrature_function(rod, (3, 3), "rotation_at_inertia_points")
         self._set_inertia_frames()
         self.dt = dolfinx.fem.Constant(mesh, 1.0)
@@ -400,6 +405,10 @@ class Integrator:
             omega = omega.T.reshape(points.shape)
             body = np.einsum("cpji,cpj->cpi", rotations, omega)
             scatter_to_quadrature(self.angular_velocity, body)
+            self.nodal_angular_velocity.interpolate(
+                lambda x: np.asarray(angular_velocity(x), dtype=float).reshape(3, -1) + 0 * x
+            )
+            self.nodal_angular_velocity.x.scatter_forward()
 
     # -- diagnostics -------------------------------------------------------------------------------
     def _build_diagnostics(self) -> None:
@@ -447,6 +456,7 @@ class Integrator:
             self.velocity,
             self.angular_velocity,
             self.inertia_rotation,
+            self.nodal_angular_velocity,
         )
 
 
@@ -506,6 +516,10 @@ class EnergyMomentum(Integrator):
         u_n = self.previous_displacement.x.array.reshape(-1, 3)
         v = self.velocity.x.array.reshape(-1, 3)
         v[:] = 2.0 * (u_new - u_n) / dt - v
+        # ωₙ₊₁ = Λₙ₊₁Wₙ₊₁ with Wₙ₊₁ = 2Λₙᵀτ/Δt − Wₙ and cay(τ)τ = τ: 2τ/Δt − cay(τ)ωₙ.
+        tau = self._rod.state.x.array.reshape(-1, 6)[:, 3:]
+        omega = self.nodal_angular_velocity.x.array.reshape(-1, 3)
+        omega[:] = 2.0 * tau / dt - np.einsum("nij,nj->ni", cayley_map(tau), omega)
 
 
 class GeneralizedAlpha(Integrator):

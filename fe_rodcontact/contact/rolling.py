@@ -38,9 +38,25 @@ frozen at tₙ would give.
 **Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
 roll; rods lying along each other or along an obstacle (line contact) get one contact point per
 element (the element midpoint). With ``unilateral=True`` a contact whose normal force comes out
-tensile is released and the step solved again without it. A contact that closes during the run
-is an impact, which this model does not resolve yet: it raises
-:class:`~fe_rodcontact.contact.contact_set.ContactError` with the time and the rods.
+tensile is released and the step solved again without it.
+
+**Impacts.** A contact that closes during the run (found penetrating at the end of a solve, or
+touching at the start of a step without being active) is an impact. With
+``impacts="inelastic"`` (the default) the step is solved again with the contact active and its
+three rows asking for the material points to *end* the step together, i.e. on the scheme's
+discrete end velocity 2Δq/Δt − q̇ₙ:
+
+    c_impact = B(x̄)(Δq − ½Δt q̇ₙ) = 0,
+
+with q̇ₙ the nodal velocities and spatial angular velocities at tₙ: a perfectly inelastic
+normal and tangential impulse at the contact point, spread over the step. It conserves linear
+and angular momentum like the rolling rows (same B) and removes the energy μ·BΔq, which is
+recorded per contact (``impact_loss``) and summed in the diagnostics
+(``impact_energy_loss``): kinetic + elastic energy + that sum stays constant. From the next
+step on the contact rolls at the gap the impact step left, |g| ≤ ½Δt |ġ| (a smaller step
+leaves a smaller one). A contact that closes from farther than the search margin within one
+step raises :class:`~fe_rodcontact.contact.contact_set.ContactError` (reduce Δt or enlarge the
+margin); ``impacts="error"`` raises it for every impact.
 """
 
 import csv
@@ -66,7 +82,7 @@ from fe_rodcontact.contributions import PointLinearisation
 from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rod import CosseratRod
 
-__all__ = ["KERNEL_REPRESENTATIONS", "RollingContact"]
+__all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -75,6 +91,8 @@ NodalPositions = tuple[IntArray, FloatArray]
 
 KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
 """Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
+IMPACT_TREATMENTS = ("inelastic", "error")
+"""What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
 
 
 def _skew(v: FloatArray) -> FloatArray:
@@ -132,6 +150,9 @@ class RollingContact:
             nodes and may overlap by that much.
         settle_tolerance: Largest change of the contact points (relative to the element) at
             which :meth:`move_points` counts them as settled.
+        impacts: ``"inelastic"``: a contact that closes during the run takes a perfectly
+            inelastic impulse and rolls from then on (the energy it removes is recorded);
+            ``"error"``: raise ContactError.
     """
 
     def __init__(
@@ -148,6 +169,7 @@ class RollingContact:
         margin: float | None = None,
         touch_tolerance: float = 1e-6,
         settle_tolerance: float = 1e-10,
+        impacts: str = "inelastic",
     ):
         rods = rod.rods
         comm = rods.comm
@@ -160,6 +182,8 @@ class RollingContact:
             message = "the smooth kernel needs P1 rods; use kernel='basis' for P2 rods."
         elif friction_coefficient is not None and not friction_coefficient > 0:
             message = f"friction_coefficient must be positive, got {friction_coefficient!r}."
+        elif impacts not in IMPACT_TREATMENTS:
+            message = f"unknown impacts treatment {impacts!r}; use one of {IMPACT_TREATMENTS}."
         raise_collectively(comm, message)
         representation = (
             "smooth" if kernel == "smooth" else ("polyline" if rods.degree == 1 else "p2")
@@ -191,6 +215,7 @@ class RollingContact:
         self.kernel = kernel
         self.unilateral = bool(unilateral)
         self.friction_coefficient = friction_coefficient
+        self.impacts = impacts
         self._touch = float(touch_tolerance)
         self._settle = float(settle_tolerance)
         self._h = np.array(
@@ -201,7 +226,12 @@ class RollingContact:
         self._start = RawContacts.empty()
         self._end_gaps = np.zeros(0)
         self._end_tangency = np.zeros(0)
-        self._known: set[int] = set()
+        self._committed: set[int] = set()  # the contacts active in the last accepted step
+        self._impacting: set[int] = set()  # contacts whose impact is this step
+        self._tracked = RawContacts.empty()  # every contact found at tₙ, with its identity
+        self._tracked_ids = np.zeros(0, np.int64)
+        self._velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None = None
+        self._impact_energy_loss = 0.0
         self._started = False
         self._multipliers: dict[int, FloatArray] = {}
         self._step = 0
@@ -231,36 +261,115 @@ class RollingContact:
         starting contacts and the interpenetration check run in the first :meth:`prepare`.
         """
 
-    def _touching(self, found: RawContacts) -> npt.NDArray[np.bool_]:
-        reach = self._radii[found.rod_a] + np.where(
+    def use_velocities(
+        self, velocity: dolfinx.fem.Function, angular_velocity: dolfinx.fem.Function
+    ) -> None:
+        """The nodal velocities and spatial angular velocities at tₙ (for impacts).
+
+        :class:`~fe_rodcontact.dynamics.DynamicProblem` passes its integrator's.
+        """
+        self._velocities = (velocity, angular_velocity)
+
+    def _reach(self, found: RawContacts) -> FloatArray:
+        """R_a + R_b (R_a for obstacles): the distance that gaps are measured against."""
+        return self._radii[found.rod_a] + np.where(
             found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
         )
-        return np.abs(found.gap) <= self._touch * reach
 
-    def _select(self, found: RawContacts, *, starting: bool, ids: IntArray | None = None) -> None:
-        """Make the touching contacts of ``found`` the active ones."""
-        touching = np.flatnonzero(self._touching(found))
-        ids = np.arange(len(found)) if ids is None else ids
-        if not starting:
-            reach = self._radii[found.rod_a] + np.where(
-                found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
+    def _impact_problem(self, found: RawContacts, row: int) -> str | None:
+        """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
+        where = (
+            f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
+            f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap {found.gap[row]:.3g}) closed "
+            f"in the step from t = {self._t:.6g}"
+        )
+        if self.impacts == "error":
+            return (
+                f"{where}: an impact, and impacts='error'. Start the rods in contact, use "
+                "impacts='inelastic', or use potential contact for impacts."
             )
-            closed = np.flatnonzero(found.gap <= self._touch * reach)  # touching or through
-            fresh = [int(i) for i in ids[closed] if int(i) not in self._known]
-            if fresh:
-                row = int(closed[np.flatnonzero(ids[closed] == fresh[0])[0]])
-                raise_collectively(
-                    self._comm,
-                    f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
-                    f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap "
-                    f"{found.gap[row]:.3g}) closed at t = {self._t:.6g}: an impact, which the "
-                    "rolling model does not resolve. Start the rods in contact, or use "
-                    "potential contact for impacts.",
-                    ContactError,
+        if self._velocities is None:
+            return (
+                f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
+                "passes (use_velocities)."
+            )
+        return None
+
+    def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
+        """Make the contacts of ``found`` that roll in this step the active ones.
+
+        At the start: those that touch. Later: those active in the last accepted step, and
+        those that touch or went through without being active (impacts).
+        """
+        self._tracked, self._tracked_ids = found, ids
+        if starting:
+            active = np.abs(found.gap) <= self._touch * self._reach(found)
+            fresh = np.zeros(len(found), dtype=bool)
+        else:
+            known = np.isin(ids, np.fromiter(self._committed, np.int64, len(self._committed)))
+            fresh = ~known & (found.gap <= self._touch * self._reach(found))
+            problem = (
+                self._impact_problem(found, int(np.flatnonzero(fresh)[0]))
+                if np.any(fresh)
+                else None
+            )
+            raise_collectively(self._comm, problem, ContactError)
+            active = known | fresh
+        rows = np.flatnonzero(active)
+        self._impacting = {int(i) for i in ids[fresh]}
+        self._start = found.take(rows)
+        self._points = self._stencil(self._guess(self._start, ids[rows]), ids[rows])
+
+    def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
+        """Add the contacts that went through during the step as impacts; whether any did.
+
+        Args:
+            found: The contacts of the step's end configuration.
+            matched: The rows of ``found`` that the active contacts became.
+        """
+        assert self._points is not None
+        through = found.gap < -self._touch * self._reach(found)
+        through[matched] = False
+        if not np.any(through):
+            return False
+        tracked, tracked_ids = self._tracked, self._tracked_ids
+        h = self._h
+        rows, problem = [], None
+        for j in np.flatnonzero(through):
+            problem = self._impact_problem(found, int(j))
+            if problem is not None:
+                break
+            same = np.flatnonzero(
+                (tracked.kind == found.kind[j])
+                & (tracked.rod_a == found.rod_a[j])
+                & (tracked.rod_b == found.rod_b[j])
+                & ~np.isin(tracked_ids, self._points.ids)
+                & (np.abs(tracked.s_a - found.s_a[j]) <= 2 * h[found.rod_a[j]])
+                & (
+                    (tracked.kind == KIND_OBSTACLE)
+                    | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[max(int(found.rod_b[j]), 0)])
                 )
-        self._known = {int(i) for i in ids[touching]}
-        self._start = found.take(touching)
-        self._points = self._stencil(self._guess(self._start, ids[touching]), ids[touching])
+            )
+            if not len(same):
+                problem = (
+                    f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
+                    f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
+                    f"from t = {self._t:.6g} from farther apart than the search margin "
+                    f"{self._search.margin:.3g}: reduce the time step or enlarge the margin."
+                )
+                break
+            distance = np.abs(tracked.s_a[same] - found.s_a[j])
+            rows.append(int(same[np.argmin(distance)]))
+        raise_collectively(self._comm, problem, ContactError)
+        rows_array = np.unique(np.array(rows, dtype=np.int64))
+        new, new_ids = tracked.take(rows_array), tracked_ids[rows_array]
+        self._start = RawContacts.concatenate([self._start, new])
+        self._points = self._stencil(
+            RawContacts.concatenate([self._points.contacts, new]),
+            np.concatenate([self._points.ids, new_ids]),
+        )
+        self._impacting |= {int(i) for i in new_ids}
+        return True
 
     def _guess(self, start: RawContacts, ids: IntArray) -> RawContacts:
         """The step's first contact points: σₙ moved on by the last step's σ − σₙ₋₁.
@@ -310,15 +419,10 @@ class RollingContact:
     def prepare(self, t: float, dt: float) -> None:
         """Contacts at tₙ (the committed configuration): they roll during the step."""
         self._t, self._dt = t, dt
-        if not self._started:
-            self._started = True
-            self._tracker.update(self._step, t, check_start=True)
-            current = self._tracker.current
-            assert current is not None
-            self._select(current.contacts, starting=True, ids=np.asarray(current.ids))
-            return
-        current = self._tracker.update(self._step, t, check_start=False)
-        self._select(current.contacts, starting=False, ids=np.asarray(current.ids))
+        first = not self._started
+        self._started = True
+        current = self._tracker.update(self._step, t, check_start=first)
+        self._select(current.contacts, starting=self._step == 0, ids=np.asarray(current.ids))
 
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
@@ -328,14 +432,22 @@ class RollingContact:
             [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
         )
 
-    def _nodal(self) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(state, uₙ, reference) at every stencil node (flattened in contact order)."""
+    def _nodal(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(state, uₙ, reference, rates) at every stencil node (flattened in contact order).
+
+        ``rates`` holds (vₙ, ωₙ) when a contact has its impact in this step, else zeros.
+        """
         assert self._points is not None
         nodes = np.concatenate(self._points.nodes) if self._points.nodes else np.zeros(0, np.int64)
         st = self._stencils
         state = st.gather(nodes, self._rod.state.x.array, 6)
         previous = st.gather(nodes, self._rod.displacement.x.array, 3)
-        return state, previous, st.reference_positions(nodes)
+        rates = np.zeros((len(nodes), 6))
+        if self._impacting and self._velocities is not None:  # the same on every rank
+            velocity, angular_velocity = self._velocities
+            rates[:, :3] = st.gather(nodes, velocity.x.array, 3)
+            rates[:, 3:] = st.gather(nodes, angular_velocity.x.array, 3)
+        return state, previous, st.reference_positions(nodes), rates
 
     def _geometry(
         self,
@@ -344,8 +456,12 @@ class RollingContact:
         previous: FloatArray,
         reference: FloatArray,
         k0: int,
+        rates: FloatArray | None = None,
     ) -> dict:
         """Lever arms, their derivatives and the point quantities of contact i.
+
+        With ``rates`` (vₙ, ωₙ at the nodes) the rows are the impact's: the increments less
+        ½Δt times the velocities at tₙ (the material points end the step together).
 
         Keys: ``w`` (K,) weights, ``side`` (K,) 0/1, ``sign`` (K,) +1 on a, −1 on b,
         ``levers`` (sides, 3), ``lever_derivative`` (sides, K, 3, 3) = ∂ρ_side/∂u_k,
@@ -359,6 +475,11 @@ class RollingContact:
         u, tau, un, x0 = state[k, :3], state[k, 3:], previous[k], reference[k]
         mid = x0 + 0.5 * (un + u)
         increment = u - un
+        shift_factor = 1.0
+        if rates is not None:
+            increment = increment - 0.5 * self._dt * rates[k, :3]
+            tau = tau - 0.5 * self._dt * rates[k, 3:]
+            shift_factor = 0.5  # relative to the obstacle's surface: −½Δt (v − V)
         contacts = p.contacts
         ra = self._radii[contacts.rod_a[i]]
         eye = np.eye(3)
@@ -373,7 +494,7 @@ class RollingContact:
             # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
             lever_derivative = (-0.5 * ra * w[:, None, None] * hessian[0][None])[None]
             velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
-            out["shift"] = -self._dt * np.asarray(velocity).reshape(3)
+            out["shift"] = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
             out["push"] = nu
             out["point"] = centre - ra * nu
             sign = np.ones(len(w))
@@ -405,14 +526,14 @@ class RollingContact:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
         assert self._points is not None
         p = self._points
-        state, previous, reference = self._nodal()
+        state, previous, reference, rates = self._nodal()
         forces: list[tuple[IntArray, FloatArray]] = []
         constraint = []
         stiffness, coupling, jacobian = [], [], []
         k0 = 0
         axes = np.arange(3)
         for i in range(len(p.ids)):
-            geo = self._geometry(i, state, previous, reference, k0)
+            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
             nodes = p.nodes[i]
             k0 += len(nodes)
             w, sign, side = geo["w"], geo["sign"], geo["side"]
@@ -453,13 +574,18 @@ class RollingContact:
             constraint_jacobian=entries(jacobian),
         )
 
+    def _impact_rates(self, i: int, rates: FloatArray) -> FloatArray | None:
+        """The nodal rates for contact i's rows if its impact is in this step, else None."""
+        assert self._points is not None
+        return rates if int(self._points.ids[i]) in self._impacting else None
+
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
         """Pressure p of each contact (positive when pressing) at the current state."""
         assert self._points is not None
-        state, previous, reference = self._nodal()
+        state, previous, reference, rates = self._nodal()
         out, k0 = [], 0
         for i in range(len(self._points.ids)):
-            geo = self._geometry(i, state, previous, reference, k0)
+            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
             k0 += len(self._points.nodes[i])
             out.append(-float(multipliers[3 * i : 3 * i + 3] @ geo["push"]))
         return np.array(out)
@@ -482,19 +608,22 @@ class RollingContact:
             tensile = pressure < 0
             if np.any(tensile):
                 keep = np.flatnonzero(~tensile)
-                self._known -= {int(i) for i in self._points.ids[tensile]}
+                self._impacting -= {int(i) for i in self._points.ids[tensile]}
                 self._start = self._start.take(keep)
                 self._points = self._stencil(
                     self._points.contacts.take(keep), self._points.ids[keep]
                 )
                 return True
         self._store(multipliers)
-        if not len(self._points.ids):
-            return False
         state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
         self._mid.x.array[:] = state
         found = self._mid_search.find(self._t + self._dt)
-        end = found.take(self._match(self._start, found))
+        matched = self._match(self._start, found)
+        if self._closed_in_step(found, matched):
+            return True
+        if not len(self._points.ids):
+            return False
+        end = found.take(matched)
         self._end_gaps = end.gap.copy()
         self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
         current = self._points.contacts
@@ -664,13 +793,18 @@ class RollingContact:
         """Record every contact of the accepted step (the state holds uₙ₊₁ and τ)."""
         assert self._points is not None
         p = self._points
-        state, previous, reference = self._nodal()
+        state, previous, reference, rates = self._nodal()
         rows, k0 = [], 0
         gaps = self._end_gaps if len(self._end_gaps) == len(p.ids) else np.full(len(p.ids), np.nan)
         for i in range(len(p.ids)):
-            geo = self._geometry(i, state, previous, reference, k0)
-            k0 += len(p.nodes[i])
+            impact_rates = self._impact_rates(i, rates)
+            geo = self._geometry(i, state, previous, reference, k0, impact_rates)
             mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
+            loss = 0.0
+            if impact_rates is not None:  # μ·BΔq: the energy the impact took from the rods
+                raw = self._geometry(i, state, previous, reference, k0)
+                loss = float(mu @ (raw["constraint"] - raw["shift"]))
+            k0 += len(p.nodes[i])
             push = geo["push"]
             pressure = -float(mu @ push)
             tangential = float(np.linalg.norm(mu + pressure * push))
@@ -698,9 +832,13 @@ class RollingContact:
                     if len(self._end_tangency) == len(p.ids)
                     else float("nan"),
                     "cone_ratio": cone,
+                    "impact_loss": loss,
                 }
             )
         self.records.extend(rows)
+        self._impact_energy_loss += sum(r["impact_loss"] for r in rows)
+        self._committed = {int(i) for i in p.ids}
+        self._impacting = set()
         self._previous_points = {
             int(i): (float(p.contacts.s_a[j]), float(p.contacts.s_b[j]))
             for j, i in enumerate(p.ids)
@@ -711,14 +849,22 @@ class RollingContact:
             "max_slip": max((r["slip"] for r in rows), default=0.0),
             "max_gap": max((abs(g) for g in gaps), default=0.0),
             "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
+            "impact_energy_loss": self._impact_energy_loss,
         }
 
     def diagnostics(self) -> dict[str, float]:
-        """Contacts, largest discrete slip velocity, gap error and cone ratio of the last step."""
+        """Per-step contact diagnostics.
+
+        The number of contacts, largest slip velocity, gap error and cone ratio of the last
+        step, and the energy removed by impacts so far.
+        """
         return (
             dict(self._last)
             if self._last
-            else {"rolling_contacts": float(self.num_multipliers // 3)}
+            else {
+                "rolling_contacts": float(self.num_multipliers // 3),
+                "impact_energy_loss": 0.0,
+            }
         )
 
     def write_records(self, path: str | Path) -> None:
