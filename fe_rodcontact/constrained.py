@@ -4,10 +4,10 @@ The rod residual R and its Jacobian J come from a :class:`~fe_rodcontact.newton.
 (pack-once assembly of the UFL forms, Dirichlet rows); point contributions
 (:class:`~fe_rodcontact.contributions.PointContribution`: rolling constraints, point contact
 forces) add f(x, μ) with its tangent K = ∂f/∂x, the coupling G = ∂f/∂μ, and constraint rows
-c(x) with C = ∂c/∂x. One PETSc SNES solves
+c(x, μ) with C = ∂c/∂x and D = ∂c/∂μ (zero for pure constraints). One PETSc SNES solves
 
     [ J + K   G ] [Δx]     [R + f]
-    [   C     0 ] [Δμ] = − [  c  ]
+    [   C     D ] [Δμ] = − [  c  ]
 
 with public callbacks :meth:`ConstrainedNewton.residual` and :meth:`ConstrainedNewton.jacobian`.
 
@@ -68,6 +68,16 @@ def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointL
         constraint_jacobian=stack(
             [
                 (p.constraint_jacobian[0] + o, p.constraint_jacobian[1], p.constraint_jacobian[2])
+                for p, o in zip(parts, offsets)
+            ]
+        ),
+        multiplier_jacobian=stack(
+            [
+                (
+                    p.multiplier_jacobian[0] + o,
+                    p.multiplier_jacobian[1] + o,
+                    p.multiplier_jacobian[2],
+                )
                 for p, o in zip(parts, offsets)
             ]
         ),
@@ -287,6 +297,8 @@ class ConstrainedNewton:
         keep_g = self._owned(g_rows) & ~np.isin(g_rows, bc)
         c_rows, c_cols, c_vals = linearised.constraint_jacobian
         keep_c = np.full(len(c_rows), self._comm.rank == 0)
+        d_rows, d_cols, d_vals = linearised.multiplier_jacobian
+        keep_d = np.full(len(d_rows), self._comm.rank == 0)
         # The multiplier block gets explicit zeros on its diagonal, so every row has a pivot
         # candidate in the pattern (MUMPS pivots off the diagonal where it must).
         diagonal = self._multiplier(np.arange(self._m if self._comm.rank == 0 else 0))
@@ -296,6 +308,7 @@ class ConstrainedNewton:
                 self._extended(k_rows[keep]),
                 self._extended(g_rows[keep_g]),
                 self._multiplier(c_rows[keep_c]),
+                self._multiplier(d_rows[keep_d]),
                 diagonal,
             ]
         )
@@ -305,11 +318,19 @@ class ConstrainedNewton:
                 self._extended(k_cols[keep]),
                 self._multiplier(g_cols[keep_g]),
                 self._extended(c_cols[keep_c]),
+                self._multiplier(d_cols[keep_d]),
                 diagonal,
             ]
         )
         values = np.concatenate(
-            [rod_values, k_vals[keep], g_vals[keep_g], c_vals[keep_c], np.zeros(len(diagonal))]
+            [
+                rod_values,
+                k_vals[keep],
+                g_vals[keep_g],
+                c_vals[keep_c],
+                d_vals[keep_d],
+                np.zeros(len(diagonal)),
+            ]
         )
         return rows, cols, values
 
@@ -344,7 +365,7 @@ class ConstrainedNewton:
     def jacobian(
         self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
     ) -> None:
-        """[[J + K, G], [C, 0]] into A (COO, in the pattern set for this solve)."""
+        """[[J + K, G], [C, D]] into A (COO, in the pattern set for this solve)."""
         linearised = self._linearise(X)
         rod_matrix = self._problem.matrix
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)

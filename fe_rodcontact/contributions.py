@@ -18,7 +18,7 @@ each step's solve, :meth:`commit` after an accepted step, :meth:`check_start` on
 ``total_energy``).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -66,7 +66,9 @@ class PointLinearisation:
     Rod dofs are numbered ``6 × global node block + component`` (the state space: u then τ);
     multipliers ``0..m-1`` within the contribution. Every rank holds the entries whose row
     it owns (rod rows: the owner of the node; multiplier rows: rank 0); duplicates add up.
-    The constrained residual is [R(x) + f(x, μ); c(x)], its Jacobian [[J + K, G], [C, 0]].
+    The constrained residual is [R(x) + f(x, μ); c(x, μ)], its Jacobian [[J + K, G], [C, D]]
+    (D = ∂c/∂μ is empty for pure constraints; rows that prescribe a multiplier, such as a
+    sliding contact's friction force, have one).
 
     Attributes:
         force_rows: Rod dofs of the force terms f (the multipliers' virtual work Bᵀμ, or point
@@ -76,6 +78,8 @@ class PointLinearisation:
         stiffness: (rows, cols, values) of K = ∂f/∂x.
         coupling: (rod rows, multiplier cols, values) of G = ∂f/∂μ.
         constraint_jacobian: (multiplier rows, rod cols, values) of C = ∂c/∂x.
+        multiplier_jacobian: (multiplier rows, multiplier cols, values) of D = ∂c/∂μ; the
+            same entries (possibly zero) in every Newton iteration of a solve.
     """
 
     force_rows: IntArray
@@ -84,6 +88,9 @@ class PointLinearisation:
     stiffness: tuple[IntArray, IntArray, FloatArray]
     coupling: tuple[IntArray, IntArray, FloatArray]
     constraint_jacobian: tuple[IntArray, IntArray, FloatArray]
+    multiplier_jacobian: tuple[IntArray, IntArray, FloatArray] = field(
+        default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    )
 
 
 class PointContribution(Protocol):

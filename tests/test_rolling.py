@@ -188,6 +188,99 @@ def test_rod_rolls_down_a_slope(comm):
     assert np.max(np.abs(series["total_energy"])) <= 1e-8 * series["external_work"][-1]
 
 
+def test_rod_slides_and_rolls_down_a_steep_slope_outside_the_cone(comm):
+    """With friction k < (1/3) tan α rolling would need more friction than the cone allows.
+
+    ``slide_outside_cone``: the contacts slide with Coulomb friction k p (rigid solid
+    cylinder, closed form): the centre accelerates at g (sin α − k cos α), the spin at
+    2 k g cos α / R, and friction dissipates k m g cos α times the slip distance. Tolerances as
+    for rolling (1e-4: the rod's elastic deformation and the regularisation ε_v = 1e-6 m/s of
+    the slip direction, ≪ the slip speeds of order 0.1 m/s); energy + gravity's work + the
+    recorded friction loss balance to 1e-8 of the work.
+    """
+    g, alpha, k = 9.81, 0.3, 0.05
+    section = Section.circular(radius=R, E=1e6, nu=0.3, density=1.0)
+    normal = np.array([0.0, np.sin(alpha), np.cos(alpha)])
+    rods = create_rod_mesh(
+        comm, [straight(tuple(R * normal), tuple(R * normal + [1.0, 0.0, 0.0]))], elements=4
+    )
+    rod = CosseratRod(rods, section)
+    slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
+    rolling = RollingContact(
+        rod, obstacles=[slope], friction_coefficient=k, slide_outside_cone=True
+    )
+    problem = DynamicProblem(
+        rod, [], [Gravity((0, 0, -g))], petsc_options_prefix="slide_", contributions=[rolling]
+    )
+    t_end = 0.2
+    problem.solve(t_end, TimeStepping(dt=0.02))
+    down = np.array([0.0, np.cos(alpha), -np.sin(alpha)])
+    u = rod.displacement.x.array.reshape(-1, 3)[: rod.function_space.dofmap.index_map.size_local]
+    mean = comm.allreduce(float(np.sum(u @ down))) / comm.allreduce(len(u))
+    acceleration = 2 * mean / t_end**2
+    print(f"a/closed form − 1 = {acceleration / (g * (np.sin(alpha) - k * np.cos(alpha))) - 1:.1e}")
+    assert acceleration == pytest.approx(g * (np.sin(alpha) - k * np.cos(alpha)), rel=1e-4)
+    last = [r for r in rolling.records if r["step"] == problem.steps]
+    assert all(r["sliding"] == 1.0 for r in last)
+    slip_acceleration = g * (np.sin(alpha) - 3 * k * np.cos(alpha))
+    dt = 0.02  # the recorded slip is the step's mean: its value at t_end − dt/2
+    assert max(r["slip"] for r in last) == pytest.approx(slip_acceleration * (t_end - dt / 2))
+    force = np.sum([[r[f"force_{c}"] for c in "xyz"] for r in last], axis=0)
+    weight = section.rhoA * 1.0 * g
+    assert force @ normal == pytest.approx(weight * np.cos(alpha), rel=1e-4)
+    assert -force @ down == pytest.approx(k * weight * np.cos(alpha), rel=1e-4)
+    series = problem.series.arrays()
+    dissipated = np.nan_to_num(series["friction_energy_loss"])
+    assert dissipated[-1] == pytest.approx(
+        k * weight * np.cos(alpha) * 0.5 * slip_acceleration * t_end**2, rel=1e-4
+    )
+    balance = series["total_energy"] + dissipated
+    assert np.max(np.abs(balance)) <= 1e-8 * series["external_work"][-1]
+
+
+@pytest.mark.skip_in_parallel  # a check of the local algebra (rows are the same on every rank)
+def test_sliding_rows_match_central_differences(comm):
+    """∂r/∂x and ∂r/∂μ of a sliding rod–rod contact against central differences.
+
+    The rows depend on x through the contact's normal (the midpoint distance D̄), the slip and
+    its regularised direction: step 1e-7 on dofs of order 0.01–0.1, truncation ~1e-14 and
+    round-off ~1e-16/1e-7 relative: tolerance 1e-6 of the largest entry.
+    """
+    problem, _ = crossing_rods(comm)
+    rolling2 = RollingContact(problem.rod, friction_coefficient=0.3, slide_outside_cone=True)
+    rolling2.prepare(0.0, 0.01)
+    rolling2._sliding = {int(i) for i in rolling2._points.ids}
+    state = problem.rod.state.x.array
+    rng = np.random.default_rng(7)
+    state[:] += 0.01 * rng.standard_normal(len(state))
+    mu = np.array([0.3, -0.2, -1.0])
+    lin = rolling2.linearise(mu)
+    nodes = rolling2._points.nodes[0]
+    dofs = (6 * nodes[:, None] + np.arange(6)).ravel()
+    rows, cols, values = lin.constraint_jacobian
+    dense = np.zeros((3, len(state)))
+    np.add.at(dense, (rows, cols), values)
+    d_rows, d_cols, d_values = lin.multiplier_jacobian
+    d_dense = np.zeros((3, 3))
+    np.add.at(d_dense, (d_rows, d_cols), d_values)
+    h = 1e-7
+    local = {int(g): int(g) for g in dofs}  # serial: global = local dof numbering
+    errors, scale = [], np.max(np.abs(dense))
+    for dof in dofs:
+        state[local[int(dof)]] += h
+        plus = rolling2.linearise(mu).constraint
+        state[local[int(dof)]] -= 2 * h
+        minus = rolling2.linearise(mu).constraint
+        state[local[int(dof)]] += h
+        errors.append(np.max(np.abs((plus - minus) / (2 * h) - dense[:, dof])))
+    assert max(errors) <= 1e-6 * scale
+    for j in range(3):
+        step = np.zeros(3)
+        step[j] = h
+        fd = rolling2.linearise(mu + step).constraint - rolling2.linearise(mu - step).constraint
+        assert np.max(np.abs(fd / (2 * h) - d_dense[:, j])) <= 1e-6 * np.max(np.abs(d_dense))
+
+
 def test_rod_leaves_a_cylinder_at_cos_four_sevenths(comm):
     g, radius, start = 9.81, 0.5, 0.5
     section = Section.circular(radius=R, E=1e7, nu=0.3, density=1.0)

@@ -142,6 +142,11 @@ class RollingContact:
         unilateral: Release contacts whose normal force becomes tensile.
         friction_coefficient: k of the friction cone reported per contact (|λ_t|/(k|λ_n|));
             ``None`` reports none.
+        slide_outside_cone: Let a contact whose rolling force leaves the friction cone slide
+            with regularised Coulomb friction (needs ``friction_coefficient``); it rolls again
+            when its slip speed falls below ``slip_regularization``.
+        slip_regularization: ε_v [velocity] of the sliding contacts' regularised friction
+            direction v/√(|v|² + ε_v²).
         margin: Search margin (default: 0.05 of the smallest radius plus twice the touch
             tolerance).
         touch_tolerance: |gap| (relative to R_a + R_b) within which rods touch at the start;
@@ -170,6 +175,8 @@ class RollingContact:
         touch_tolerance: float = 1e-6,
         settle_tolerance: float = 1e-10,
         impacts: str = "inelastic",
+        slide_outside_cone: bool = False,
+        slip_regularization: float = 1e-6,
     ):
         rods = rod.rods
         comm = rods.comm
@@ -182,6 +189,13 @@ class RollingContact:
             message = "the smooth kernel needs P1 rods; use kernel='basis' for P2 rods."
         elif friction_coefficient is not None and not friction_coefficient > 0:
             message = f"friction_coefficient must be positive, got {friction_coefficient!r}."
+        elif slide_outside_cone and friction_coefficient is None:
+            message = (
+                "slide_outside_cone needs a friction_coefficient (the cone's k); give one, "
+                "or leave slide_outside_cone=False."
+            )
+        elif not slip_regularization > 0:
+            message = f"slip_regularization must be positive, got {slip_regularization!r}."
         elif impacts not in IMPACT_TREATMENTS:
             message = f"unknown impacts treatment {impacts!r}; use one of {IMPACT_TREATMENTS}."
         raise_collectively(comm, message)
@@ -216,6 +230,12 @@ class RollingContact:
         self.unilateral = bool(unilateral)
         self.friction_coefficient = friction_coefficient
         self.impacts = impacts
+        self.slide_outside_cone = bool(slide_outside_cone)
+        self.slip_regularization = float(slip_regularization)
+        self._sliding: set[int] = set()  # contacts that slide in this step
+        self._committed_sliding: set[int] = set()  # ... at the end of the last accepted step
+        self._switched: set[int] = set()  # contacts that switched in this step (once each)
+        self._friction_energy_loss = 0.0
         self._touch = float(touch_tolerance)
         self._settle = float(settle_tolerance)
         self._h = np.array(
@@ -419,6 +439,8 @@ class RollingContact:
     def prepare(self, t: float, dt: float) -> None:
         """Contacts at tₙ (the committed configuration): they roll during the step."""
         self._t, self._dt = t, dt
+        self._switched = set()
+        self._sliding = set(self._committed_sliding)  # a failed attempt's switches are undone
         first = not self._started
         self._started = True
         current = self._tracker.update(self._step, t, check_start=first)
@@ -466,7 +488,8 @@ class RollingContact:
         Keys: ``w`` (K,) weights, ``side`` (K,) 0/1, ``sign`` (K,) +1 on a, −1 on b,
         ``levers`` (sides, 3), ``lever_derivative`` (sides, K, 3, 3) = ∂ρ_side/∂u_k,
         ``taus`` (sides, 3), ``constraint`` (3,), ``push`` (3,) the direction in which the
-        contact pushes rod a, ``point`` (3,) the contact point.
+        contact pushes rod a, ``push_derivative`` (K, 3, 3) = ∂push/∂u_k, ``point`` (3,) the
+        contact point.
         """
         assert self._points is not None
         p = self._points
@@ -496,6 +519,9 @@ class RollingContact:
             velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
             out["shift"] = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
             out["push"] = nu
+            # ∂ν/∂u_k = (I − ν⊗ν) H/|∇φ| ½ w_k
+            turn = (eye - np.outer(nu, nu)) @ hessian[0] / np.linalg.norm(grad[0])
+            out["push_derivative"] = 0.5 * w[:, None, None] * turn[None]
             out["point"] = centre - ra * nu
             sign = np.ones(len(w))
             taus = (w @ tau)[None, :]
@@ -509,7 +535,11 @@ class RollingContact:
             base = ds[:, None, None] * eye[None]
             lever_derivative = np.stack([alpha * base, (1 - alpha) * base])
             out["shift"] = np.zeros(3)
-            out["push"] = -distance / np.linalg.norm(distance)
+            push = -distance / np.linalg.norm(distance)
+            out["push"] = push
+            # ∂(−D/|D|)/∂u_k = −(I − n⊗n)/|D| ½ s_k w_k
+            turn = -(eye - np.outer(push, push)) / np.linalg.norm(distance)
+            out["push_derivative"] = ds[:, None, None] * turn[None]
             out["point"] = wa @ mid + levers[0]
             sign = np.where(side == 0, 1.0, -1.0)
             taus = np.stack([wa @ tau, wb @ tau])
@@ -529,7 +559,7 @@ class RollingContact:
         state, previous, reference, rates = self._nodal()
         forces: list[tuple[IntArray, FloatArray]] = []
         constraint = []
-        stiffness, coupling, jacobian = [], [], []
+        stiffness, coupling, jacobian, multiplier_blocks = [], [], [], []
         k0 = 0
         axes = np.arange(3)
         for i in range(len(p.ids)):
@@ -553,8 +583,13 @@ class RollingContact:
             # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
             tau_cross = _skew_many(geo["taus"])  # (sides, 3, 3)
             moved = np.einsum("sab,skbc->kac", tau_cross, geo["lever_derivative"])
-            jacobian.append(_blocks(rows_mu, trans, (identity + moved)[None]))
-            jacobian.append(_blocks(rows_mu, rot, -lever_cross[None]))
+            translation_rows, rotation_rows = identity + moved, -lever_cross
+            if int(p.ids[i]) in self._sliding and int(p.ids[i]) not in self._impacting:
+                sliding = self._sliding_rows(geo, mu, translation_rows, rotation_rows)
+                constraint[-1], translation_rows, rotation_rows, block_mu = sliding
+                multiplier_blocks.append(_blocks(rows_mu, rows_mu, block_mu[None, None]))
+            jacobian.append(_blocks(rows_mu, trans, translation_rows[None]))
+            jacobian.append(_blocks(rows_mu, rot, rotation_rows[None]))
             # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
             derivative = geo["lever_derivative"][side]  # (K, K, 3, 3)
             block = -w[:, None, None, None] * np.einsum("ab,kjbc->kjac", _skew(mu), derivative)
@@ -572,7 +607,60 @@ class RollingContact:
             stiffness=entries(stiffness),
             coupling=entries(coupling),
             constraint_jacobian=entries(jacobian),
+            multiplier_jacobian=entries(multiplier_blocks),
         )
+
+    def _sliding_rows(
+        self,
+        geo: dict,
+        mu: FloatArray,
+        translation_rows: FloatArray,
+        rotation_rows: FloatArray,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """The rows of a sliding contact and their derivatives.
+
+        Normal: the rolling row's normal part (the gap is held). Tangential: the friction
+        force prescribed, μ_t = k p ŝ with p = −μ·n the pressure and ŝ = q/√(|q|² + ε²) the
+        regularised direction of the slip q = (I − n⊗n) c over the step (ε = ε_v Δt):
+
+            r = (n⊗n) c + (I − n⊗n) μ + k (μ·n) ŝ.
+
+        Args:
+            geo: :meth:`_geometry` of the contact.
+            mu: Its multiplier.
+            translation_rows: ∂c/∂u_k (K, 3, 3) of the rolling rows.
+            rotation_rows: ∂c/∂τ_k (K, 3, 3).
+
+        Returns:
+            r, ∂r/∂u_k, ∂r/∂τ_k, ∂r/∂μ.
+        """
+        assert self.friction_coefficient is not None
+        k = self.friction_coefficient
+        c, n, dn = geo["constraint"], geo["push"], geo["push_derivative"]
+        eye = np.eye(3)
+        normal, tangent = np.outer(n, n), eye - np.outer(n, n)
+        q = tangent @ c
+        size = np.sqrt(q @ q + (self.slip_regularization * self._dt) ** 2)
+        direction = q / size
+        pressure_like = float(mu @ n)  # −p
+        residual = normal @ c + tangent @ mu + k * pressure_like * direction
+
+        # d(n (n·v))/du = (n·v) N + n (vᵀN) for N = ∂n/∂u.
+        def projected(v: FloatArray) -> FloatArray:
+            return (n @ v) * dn + np.einsum("a,b,kbc->kac", n, v, dn)
+
+        unit = eye / size - np.outer(q, q) / size**3
+        slip_translation = tangent @ translation_rows - projected(c)
+        d_translation = (
+            normal @ translation_rows
+            + projected(c)
+            - projected(mu)
+            + k * np.einsum("a,b,kbc->kac", direction, mu, dn)
+            + k * pressure_like * unit @ slip_translation
+        )
+        d_rotation = normal @ rotation_rows + k * pressure_like * unit @ (tangent @ rotation_rows)
+        d_mu = tangent + k * np.outer(direction, n)
+        return residual, d_translation, d_rotation, d_mu
 
     def _impact_rates(self, i: int, rates: FloatArray) -> FloatArray | None:
         """The nodal rates for contact i's rows if its impact is in this step, else None."""
@@ -615,6 +703,8 @@ class RollingContact:
                 )
                 return True
         self._store(multipliers)
+        if self.slide_outside_cone and self._switch_sliding(multipliers):
+            return True
         state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
         self._mid.x.array[:] = state
         found = self._mid_search.find(self._t + self._dt)
@@ -635,6 +725,38 @@ class RollingContact:
         moved = self._with_points(current, sigma_a, sigma_b)
         self._points = self._stencil(moved, self._points.ids)
         return True
+
+    def _switch_sliding(self, multipliers: FloatArray) -> bool:
+        """Rolling contacts outside the cone slide; sliding ones that nearly stick roll.
+
+        Each contact switches at most once per step (no chattering within a step).
+
+        Returns:
+            Whether a contact switched (solve the step again).
+        """
+        assert self._points is not None and self.friction_coefficient is not None
+        state, previous, reference, rates = self._nodal()
+        switched, k0 = False, 0
+        for i, identity in enumerate(int(j) for j in self._points.ids):
+            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
+            k0 += len(self._points.nodes[i])
+            if identity in self._impacting or identity in self._switched:
+                continue
+            mu, n = multipliers[3 * i : 3 * i + 3], geo["push"]
+            pressure = -float(mu @ n)
+            if identity in self._sliding:
+                slip = geo["constraint"] - n * float(n @ geo["constraint"])
+                if np.linalg.norm(slip) < self.slip_regularization * self._dt or pressure <= 0:
+                    self._sliding.discard(identity)
+                    self._switched.add(identity)
+                    switched = True
+            else:
+                tangential = float(np.linalg.norm(mu + pressure * n))
+                if pressure > 0 and tangential > self.friction_coefficient * pressure:
+                    self._sliding.add(identity)
+                    self._switched.add(identity)
+                    switched = True
+        return bool(self._comm.allreduce(switched, op=MPI.LOR))
 
     def _with_points(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
         """``contacts`` moved to material coordinates (s_a, s_b), elements located again."""
@@ -800,10 +922,13 @@ class RollingContact:
             impact_rates = self._impact_rates(i, rates)
             geo = self._geometry(i, state, previous, reference, k0, impact_rates)
             mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
-            loss = 0.0
+            loss, friction_loss = 0.0, 0.0
             if impact_rates is not None:  # μ·BΔq: the energy the impact took from the rods
                 raw = self._geometry(i, state, previous, reference, k0)
                 loss = float(mu @ (raw["constraint"] - raw["shift"]))
+            sliding = int(p.ids[i]) in self._sliding and impact_rates is None
+            if sliding:  # μ·BΔq: the work of friction against the slip
+                friction_loss = float(mu @ (geo["constraint"] - geo["shift"]))
             k0 += len(p.nodes[i])
             push = geo["push"]
             pressure = -float(mu @ push)
@@ -833,11 +958,15 @@ class RollingContact:
                     else float("nan"),
                     "cone_ratio": cone,
                     "impact_loss": loss,
+                    "sliding": float(sliding),
+                    "friction_loss": friction_loss,
                 }
             )
         self.records.extend(rows)
         self._impact_energy_loss += sum(r["impact_loss"] for r in rows)
+        self._friction_energy_loss += sum(r["friction_loss"] for r in rows)
         self._committed = {int(i) for i in p.ids}
+        self._committed_sliding = self._sliding & self._committed
         self._impacting = set()
         self._previous_points = {
             int(i): (float(p.contacts.s_a[j]), float(p.contacts.s_b[j]))
@@ -850,6 +979,7 @@ class RollingContact:
             "max_gap": max((abs(g) for g in gaps), default=0.0),
             "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
             "impact_energy_loss": self._impact_energy_loss,
+            "friction_energy_loss": self._friction_energy_loss,
         }
 
     def diagnostics(self) -> dict[str, float]:
@@ -864,6 +994,7 @@ class RollingContact:
             else {
                 "rolling_contacts": float(self.num_multipliers // 3),
                 "impact_energy_loss": 0.0,
+                "friction_energy_loss": 0.0,
             }
         )
 
