@@ -39,6 +39,8 @@ laws are not used (giving one is an error) and these keys apply::
     kernel = "smooth"             # "smooth" (B-spline, P1) or "basis" (P1/P2 basis values)
     unilateral = false            # release contacts whose normal force turns tensile
     friction_coefficient = 0.5    # report the friction-cone ratio per contact (optional)
+    slide_outside_cone = false    # contacts outside the cone slide (needs friction_coefficient)
+    impacts = "inelastic"         # contacts closing during the run: "inelastic" or "error"
     touch_tolerance = 1e-6        # |gap| / (R_a + R_b) that counts as touching at the start
 
 Every contact quantity per step goes to ``contacts.csv`` in the output folder.
@@ -124,13 +126,22 @@ class ContactSpec:
     kernel: str | None = None
     unilateral: bool = False
     friction_coefficient: float | None = None
+    slide_outside_cone: bool = False
+    impacts: str = "inelastic"
     touch_tolerance: float = 1e-6
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
             raise InputError(f"model {self.model!r} unknown; use one of {list(MODELS)}.")
         laws = ("law", "damping", "friction", "rod_law", "rod_damping", "rod_friction")
-        rolling_keys = ("kernel", "unilateral", "friction_coefficient")
+        rolling_keys = (
+            "kernel",
+            "unilateral",
+            "friction_coefficient",
+            "slide_outside_cone",
+            "impacts",
+            "touch_tolerance",
+        )
         if self.model == "rolling":
             given = [k for k in laws if getattr(self, k)]
             if given:
@@ -189,6 +200,8 @@ def build_contact(
                 kernel=spec.kernel,
                 unilateral=spec.unilateral,
                 friction_coefficient=spec.friction_coefficient,
+                slide_outside_cone=spec.slide_outside_cone,
+                impacts=spec.impacts,
                 touch_tolerance=spec.touch_tolerance,
             )
         )

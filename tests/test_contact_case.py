@@ -39,6 +39,10 @@ def test_rod_on_slope_case_runs(comm, shared_tmp):
         ((('model = "potential"', 'model = "rolling"'),), "contact.law is a contact law"),
         ((('model = "potential"', 'model = "magnetic"'),), "model 'magnetic' unknown"),
         ((("margin = 0.005", "margin = 0.005\nspeed = 3"),), "unknown key contact.speed"),
+        (
+            (("margin = 0.005", "margin = 0.005\nslide_outside_cone = true"),),
+            "contact.slide_outside_cone belongs to model = 'rolling'",
+        ),
         ((('name = "repulsive"', 'name = "sticky"'),), "contact.law"),
         ((("exponent = 8 }\ndamping", "exponent = 0.5 }\ndamping"),), "contact.law"),
         ((("normal = [-0.42262, 0.0, 0.90631]\n", ""),), "a plane needs normal"),
