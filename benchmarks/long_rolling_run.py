@@ -1,0 +1,86 @@
+"""Conservation of free rolling over thousands of steps (the check of issue 9, run long).
+
+Two free crossing rods (the scene of ``tests/test_rolling.py``: rod a along x, rod b along y
+on top of it, both P1 with the smooth kernel) roll on each other with initial velocities and
+spins, no loads, for ``--steps`` steps of ``--dt``. Printed: the largest relative change of
+the energy and of the linear and angular momentum, the largest discrete slip speed (relative
+to the initial speed), the largest change of the gap at the true closest points (relative to
+the radius), and the contact point's travel along each rod. Asserts nothing. The test suite
+runs 100 steps of this scene; this script is the long version.
+
+    python benchmarks/long_rolling_run.py --steps 2500 --dt 0.002
+"""
+
+import argparse
+import time
+
+from mpi4py import MPI
+
+import numpy as np
+
+import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.curves import straight
+from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.mesh import create_rod_mesh
+from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.section import Section
+
+R = 0.05
+SECTION = Section(
+    EA=1e3, GA1=1e3, GA2=1e3, EI1=1, EI2=1, GJ=1, rhoA=1, rhoI1=1e-3, rhoI2=1e-3, rhoJ=2e-3,
+    radius=R,
+)  # fmt: skip
+
+
+def main() -> None:
+    """Run the scene and print the conservation errors."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2500)
+    parser.add_argument("--dt", type=float, default=0.002)
+    parser.add_argument("--elements", type=int, default=8)
+    parser.add_argument("--speed", type=float, default=0.12, help="speed of the upper rod")
+    args = parser.parse_args()
+    comm = MPI.COMM_WORLD
+    rods = create_rod_mesh(
+        comm,
+        [straight((-1, 0, 0), (1, 0, 0)), straight((0.1, -1, 2 * R), (0.1, 1, 2 * R))],
+        elements=args.elements,
+    )
+    rod = CosseratRod(rods, SECTION)
+    rolling = RollingContact(rod)
+    problem = DynamicProblem(rod, petsc_options_prefix="long_", contributions=[rolling])
+    scale = args.speed / 0.6
+
+    def velocity(x: np.ndarray) -> np.ndarray:
+        top = x[2] > R
+        return scale * np.vstack([np.where(top, 0.6, -0.2), np.where(top, 0.05, 0.0), 0 * x[0]])
+
+    def spin(x: np.ndarray) -> np.ndarray:
+        top = x[2] > R
+        return scale * np.vstack([np.where(top, 0.5, 0.0), np.where(top, 0.0, 1.0), 0 * x[0]])
+
+    problem.set_initial_velocity(velocity, spin)
+    start = time.perf_counter()
+    problem.solve(args.steps * args.dt, TimeStepping(dt=args.dt, adaptive=False))
+    wall = time.perf_counter() - start
+    series = problem.series.arrays()
+    energy = series["kinetic_energy"] + series["elastic_energy"]
+    s_a = np.array([r["s_a"] for r in rolling.records])
+    s_b = np.array([r["s_b"] for r in rolling.records])
+    gaps = np.array([r["gap"] for r in rolling.records])
+    if comm.rank == 0:
+        print(f"{problem.steps} steps of {args.dt} s on {comm.size} rank(s), {wall:.0f} s wall")
+        print(f"energy change       {np.max(np.abs(energy - energy[0])) / energy[0]:.2e}")
+        for key in ("linear_momentum", "angular_momentum"):
+            change = np.max(np.abs(series[key] - series[key][0]))
+            print(f"{key:20s}{change / np.max(np.abs(series[key][0])):.2e}")
+        print(f"slip / speed        {np.nanmax(series['max_slip']) / args.speed:.2e}")
+        print(f"gap change / R      {np.max(np.abs(gaps - gaps[0])) / R:.2e}")
+        print(f"tangency            {max(r['tangency'] for r in rolling.records):.2e}")
+        print(f"travel s_a, s_b     {np.ptp(s_a):.3f} m, {np.ptp(s_b):.3f} m")
+        print(f"Newton its per step {np.mean(series['iterations'][1:]):.2f}")
+
+
+if __name__ == "__main__":
+    main()
