@@ -129,3 +129,19 @@ class PointContribution(Protocol):
     def diagnostics(self) -> dict[str, float]:
         """Scalars of the committed state for the time series."""
         ...
+
+
+class Checkpointable(Protocol):
+    """A contribution whose state between steps goes into the run's checkpoint.
+
+    The arrays are the same on every rank (rank 0 writes them); a restart on any number of
+    ranks gives them back to :meth:`restore_state` before the next step.
+    """
+
+    def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The state after the last accepted step, as named arrays."""
+        ...
+
+    def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        """Continue from arrays written by :meth:`checkpoint_state`."""
+        ...

@@ -547,6 +547,11 @@ class DynamicProblem:
             arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
             scalars = [self.time, self.external_work, self._next_dt or 0.0, self.steps, comm.size]
             arrays["scalars"] = np.array(scalars, dtype=float)
+        for i, contribution in enumerate(self._contributions):
+            if hasattr(contribution, "checkpoint_state"):
+                state = contribution.checkpoint_state()
+                if arrays is not None:
+                    arrays.update({f"contribution{i}_{k}": v for k, v in state.items()})
         save_npz(Path(folder) / CHECKPOINT_FILE, comm, arrays)
 
     def read_checkpoint(self, folder: str | Path) -> None:
@@ -580,6 +585,19 @@ class DynamicProblem:
         scatter_cell_values(
             functions, [data[f"field_{i}"] for i in range(len(functions))], f"checkpoint {path}"
         )
+        for i, contribution in enumerate(self._contributions):
+            if hasattr(contribution, "restore_state"):
+                prefix = f"contribution{i}_"
+                state = {k[len(prefix) :]: v for k, v in data.items() if k.startswith(prefix)}
+                raise_collectively(
+                    comm,
+                    None
+                    if state
+                    else f"checkpoint {path} holds no state of contribution {i} "
+                    f"({type(contribution).__name__}): it was written by another case; "
+                    "restart with the case that wrote it.",
+                )
+                contribution.restore_state(state)
         t, work, next_dt, steps, _ranks = data["scalars"]
         self.time, self.external_work, self.steps = float(t), float(work), int(steps)
         self._next_dt = float(next_dt) if next_dt > 0 else None

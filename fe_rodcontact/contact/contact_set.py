@@ -202,6 +202,41 @@ class ContactTracker:
         """Forget the previous snapshot (the next update starts afresh)."""
         self._current = None
 
+    def state(self) -> dict[str, np.ndarray]:
+        """The last snapshot and the next identity as named arrays (for checkpoints)."""
+        current = self._current
+        arrays: dict[str, np.ndarray] = {"next_id": np.array([self._next_id])}
+        if current is None:
+            return arrays
+        for name in RawContacts.fields():
+            arrays[f"contacts_{name}"] = np.asarray(getattr(current.contacts, name))
+        arrays["ids"] = np.asarray(current.ids)
+        arrays["born"] = np.asarray(current.born)
+        arrays["step_time"] = np.array([current.step, current.time], dtype=float)
+        return arrays
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Continue from :meth:`state`: identities go on where they were."""
+        self._next_id = int(arrays["next_id"][0])
+        if "ids" not in arrays:
+            self._current = None
+            return
+        step, time = arrays["step_time"]
+        ids = np.asarray(arrays["ids"], dtype=np.int64)
+        self._current = ContactSet(
+            step=int(step),
+            time=float(time),
+            contacts=RawContacts(
+                *(_frozen(np.array(arrays[f"contacts_{f}"])) for f in RawContacts.fields())
+            ),
+            ids=_frozen(ids),
+            born=_frozen(np.asarray(arrays["born"], dtype=np.int64)),
+            new=_frozen(np.zeros(0, np.int64)),
+            persisting=_frozen(ids),
+            released=_frozen(np.zeros(0, np.int64)),
+            names=self._search.rods.names,
+        )
+
     def _match(
         self, previous: ContactSet, found: RawContacts, ids: IntArray, born: IntArray
     ) -> None:

@@ -998,6 +998,59 @@ class RollingContact:
             }
         )
 
+    def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The state between steps, the same on every rank.
+
+        Contact identities, the active and sliding contacts, the last multipliers and points,
+        the losses so far and the records.
+        """
+        arrays: dict[str, npt.NDArray[np.generic]] = {
+            f"tracker_{k}": v for k, v in self._tracker.state().items()
+        }
+        arrays["committed"] = np.array(sorted(self._committed), dtype=np.int64)
+        arrays["committed_sliding"] = np.array(sorted(self._committed_sliding), dtype=np.int64)
+        ids = sorted(self._multipliers)
+        arrays["multiplier_ids"] = np.array(ids, dtype=np.int64)
+        arrays["multipliers"] = np.array([self._multipliers[i] for i in ids]).reshape(-1, 3)
+        points = sorted(self._previous_points)
+        arrays["point_ids"] = np.array(points, dtype=np.int64)
+        arrays["points"] = np.array([self._previous_points[i] for i in points]).reshape(-1, 2)
+        arrays["scalars"] = np.array(
+            [self._step, float(self._started), self._impact_energy_loss, self._friction_energy_loss]
+        )
+        keys = list(self.records[0]) if self.records else []
+        arrays["record_keys"] = np.array(keys, dtype=str)
+        arrays["records"] = np.array(
+            [[row[k] for k in keys] for row in self.records], dtype=float
+        ).reshape(len(self.records), len(keys))
+        return arrays
+
+    def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        """Continue from :meth:`checkpoint_state` (after the rods' own state is restored)."""
+        prefix = "tracker_"
+        self._tracker.restore(
+            {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+        )
+        self._committed = {int(i) for i in arrays["committed"]}
+        self._committed_sliding = {int(i) for i in arrays["committed_sliding"]}
+        self._multipliers = {
+            int(i): np.array(v, dtype=float)
+            for i, v in zip(arrays["multiplier_ids"], arrays["multipliers"], strict=True)
+        }
+        self._previous_points = {
+            int(i): (float(v[0]), float(v[1]))
+            for i, v in zip(arrays["point_ids"], arrays["points"], strict=True)
+        }
+        step, started, impact_loss, friction_loss = (float(x) for x in arrays["scalars"])
+        self._step, self._started = int(step), bool(started)
+        self._impact_energy_loss, self._friction_energy_loss = impact_loss, friction_loss
+        keys = [str(k) for k in arrays["record_keys"]]
+        integer = {"step", "id"}
+        self.records = [
+            {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
+            for row in np.asarray(arrays["records"], dtype=float)
+        ]
+
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
         if self._comm.rank == 0 and self.records:
