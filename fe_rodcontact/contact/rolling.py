@@ -69,7 +69,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.contact_set import ContactError, ContactTracker
+from fe_rodcontact.contact.contact_set import ContactError, ContactSet, ContactTracker
 from fe_rodcontact.contact.detection import (
     KIND_OBSTACLE,
     MODE_LINE,
@@ -340,6 +340,43 @@ class RollingContact:
         self._start = found.take(rows)
         self._points = self._stencil(self._guess(self._start, ids[rows]), ids[rows])
 
+    def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
+        """Keep rolling contacts whose identity the tracker lost.
+
+        The tracker keeps a point contact's identity while its points move less than its match
+        distance (two elements) per step; a contact that rolled farther comes back with a new
+        identity. An active contact that is gone, and a new touching one between the same rods
+        (the nearest), are the same contact: its multiplier, points and sliding state move to
+        the new identity instead of the new one counting as an impact.
+        """
+        lost = self._committed - {int(i) for i in ids}
+        if not lost:
+            return
+        touching = found.gap <= self._touch * self._reach(found)
+        fresh = [j for j in np.flatnonzero(touching) if int(ids[j]) not in self._committed]
+        old = previous.contacts
+        for j in fresh:
+            same = [
+                r
+                for r in range(len(previous.ids))
+                if int(previous.ids[r]) in lost
+                and old.kind[r] == found.kind[j]
+                and old.rod_a[r] == found.rod_a[j]
+                and old.rod_b[r] == found.rod_b[j]
+                and (old.mode[r] == MODE_LINE) == (found.mode[j] == MODE_LINE)
+            ]
+            if not same:
+                continue
+            r = min(same, key=lambda r: abs(old.s_a[r] - found.s_a[j]))
+            was, now = int(previous.ids[r]), int(ids[j])
+            lost.discard(was)
+            self._committed = (self._committed - {was}) | {now}
+            if was in self._committed_sliding:
+                self._committed_sliding = (self._committed_sliding - {was}) | {now}
+            if was in self._multipliers:
+                self._multipliers[now] = self._multipliers.pop(was)
+            self._previous_points.pop(was, None)  # no guess across the jump
+
     def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
         """Add the contacts that went through during the step as impacts; whether any did.
 
@@ -440,10 +477,13 @@ class RollingContact:
         """Contacts at tₙ (the committed configuration): they roll during the step."""
         self._t, self._dt = t, dt
         self._switched = set()
-        self._sliding = set(self._committed_sliding)  # a failed attempt's switches are undone
         first = not self._started
         self._started = True
+        previous = self._tracker.current
         current = self._tracker.update(self._step, t, check_start=first)
+        if previous is not None and self._step > 0:
+            self._adopt(previous, current.contacts, np.asarray(current.ids))
+        self._sliding = set(self._committed_sliding)  # a failed attempt's switches are undone
         self._select(current.contacts, starting=self._step == 0, ids=np.asarray(current.ids))
 
     def initial_multipliers(self) -> FloatArray:
