@@ -68,8 +68,9 @@ the largest over the ranks.
 The largest energy-conserving step
 ----------------------------------
 For each contact count in ``--dt-contacts``, fresh rolling models run ``--energy-steps``
-steps of dt = ``--dt-start``, dt/2, dt/4, ... (``--dt-halvings`` times), with a fixed step (``TimeStepping(adaptive=False)``: a Newton failure fails the run instead of
-cutting the step). A run passes when it completes and the total energy (kinetic + elastic)
+steps of dt = ``--dt-start``, dt/2, dt/4, ... (``--dt-halvings`` times), with a fixed step
+(``TimeStepping(adaptive=False)``: a Newton failure fails the run instead of cutting the
+step). A run passes when it completes and the total energy (kinetic + elastic)
 stays within 1e-8 relative of its start value at every step; the largest passing dt is
 reported, with each tried dt's outcome (energy error, iterations per step, or the error that
 stopped it). The search stops at the first passing dt.
@@ -215,13 +216,22 @@ def spin(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.vstack([0 * x[0], np.where(short, SPEED / RADIUS, 0.0), 0 * x[0]])
 
 
-def build(elements: int, contacts: int, rolling: bool, prefix: str) -> DynamicProblem:
-    """The scene as a DynamicProblem, with or without the rolling contribution."""
+MODELS = ("plain", "mumps", "rolling")
+"""No contact (the step's default LU), no contact with MUMPS LU, rolling contacts."""
+
+
+def build(elements: int, contacts: int, model: str, prefix: str) -> DynamicProblem:
+    """The scene as a DynamicProblem of ``model`` (one of :data:`MODELS`)."""
     curves, per_rod = scene(elements, contacts)
     rods = create_rod_mesh(MPI.COMM_WORLD, curves, elements=per_rod)
     rod = CosseratRod(rods, SECTION)
-    contributions = [RollingContact(rod)] if rolling else []
-    problem = DynamicProblem(rod, petsc_options_prefix=prefix, contributions=contributions)
+    contributions = [RollingContact(rod)] if model == "rolling" else []
+    options: dict[str, object] | None = (
+        {"pc_factor_mat_solver_type": "mumps"} if model == "mumps" else None
+    )
+    problem = DynamicProblem(
+        rod, petsc_options_prefix=prefix, contributions=contributions, petsc_options=options
+    )
     problem.set_initial_velocity(velocity, spin)
     return problem
 
@@ -240,29 +250,34 @@ class StepRecord:
 
 @dataclass
 class Case:
-    """One contact count: the two models and their timed steps."""
+    """One size and contact count: the models and their timed steps."""
 
+    elements: int
     contacts: int
-    plain: DynamicProblem
-    rolling: DynamicProblem
+    models: dict[str, DynamicProblem]
     dt: float
     records: dict[str, list[StepRecord]] = field(
-        default_factory=lambda: {"plain": [], "rolling": []}
+        default_factory=lambda: {model: [] for model in MODELS}
     )
 
-    def step(self, kind: str) -> None:
-        """One timed step of the model ``kind``."""
-        problem = self.plain if kind == "plain" else self.rolling
+    @property
+    def dofs(self) -> int:
+        """Rod unknowns (six per node)."""
+        space = self.models["plain"].rod.function_space
+        return 6 * space.dofmap.index_map.size_global
+
+    def step(self, model: str) -> None:
+        """One timed step of ``model``."""
         comm = MPI.COMM_WORLD
         comm.barrier()
         before = snapshot()
-        converged, iterations = problem.try_step(self.dt)
+        converged, iterations = self.models[model].try_step(self.dt)
         times = difference(snapshot(), before)
         if not converged:
-            raise RuntimeError(f"{kind} step of the {self.contacts}-contact case failed")
+            raise RuntimeError(f"{model} step of the {self.contacts}-contact case failed")
         # The largest time over the ranks (calls are the same on every rank).
         times = {k: comm.allreduce(v, op=MPI.MAX) for k, v in times.items()}
-        self.records[kind].append(StepRecord(iterations, times))
+        self.records[model].append(StepRecord(iterations, times))
 
 
 def per_iteration(records: list[StepRecord], clock: int) -> float:
@@ -287,7 +302,7 @@ def mean_per_step(records: list[StepRecord], name: str, clock: int) -> float:
 
 def energy_run(elements: int, contacts: int, dt: float, steps: int, prefix: str) -> str:
     """``steps`` fixed steps of dt of the rolling model; the outcome as a table row's tail."""
-    problem = build(elements, contacts, True, prefix)
+    problem = build(elements, contacts, "rolling", prefix)
     try:
         problem.solve(steps * dt, TimeStepping(dt=dt, adaptive=False))
     except (ConvergenceError, ContactError) as error:
@@ -305,7 +320,7 @@ def main() -> None:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000], help="elements in all")
-    parser.add_argument("--contacts", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--contacts", type=int, nargs="+", default=[0, 1, 10, 100])
     parser.add_argument("--repeats", type=int, default=5, help="timed steps per model")
     parser.add_argument("--dt", type=float, default=0.005, help="time step of the timed steps")
     parser.add_argument(
@@ -329,17 +344,15 @@ def main() -> None:
     cases: dict[tuple[int, int], Case] = {}
     for n in args.sizes:
         for c in args.contacts:
-            plain = build(n, c, False, f"bench_plain_{n}_{c}_")
-            rolling = build(n, c, True, f"bench_rolling_{n}_{c}_")
-            case = Case(c, plain, rolling, args.dt)
-            for problem in (plain, rolling):  # warm-up: untimed
+            models = {m: build(n, c, m, f"bench_{m}_{n}_{c}_") for m in MODELS}
+            for problem in models.values():  # warm-up: untimed
                 if not problem.try_step(args.dt)[0]:
                     raise RuntimeError(f"warm-up step failed ({n} elements, {c} contacts)")
-            cases[n, c] = case
+            cases[n, c] = Case(n, c, models, args.dt)
     for _ in range(args.repeats):
-        for case in cases.values():  # interleaved: every case, plain then rolling
-            case.step("plain")
-            case.step("rolling")
+        for case in cases.values():  # interleaved: every case, every model
+            for model in MODELS:
+                case.step(model)
 
     dt_rows = []
     for n in args.sizes:
@@ -375,10 +388,15 @@ def main() -> None:
 def print_tables(cases: dict[tuple[int, int], Case], clock: int, clock_name: str) -> None:
     """The summary and breakdown tables on one clock."""
     print(f"\n== {clock_name} ==")
+    print(
+        "ms/it: median over steps of (time in the step's solves) / (its Newton iterations); "
+        "ratio = rolling / plain, vs mumps = rolling / mumps"
+    )
     header = (
-        f"{'elements':>9} {'contacts':>8} {'its/step':>8} {'solves':>6} {'plain its':>9}"
-        f" {'roll ms/it':>10} {'plain ms/it':>11} {'ratio':>6}"
-        f" {'roll ms/step':>12} {'plain ms/step':>13} {'ratio/step':>10}"
+        f"{'elements':>9} {'dofs':>7} {'contacts':>8} {'its/step':>8} {'solves':>6}"
+        f" {'plain its':>9} {'roll ms/it':>10} {'plain ms/it':>11} {'mumps ms/it':>11}"
+        f" {'ratio':>6} {'vs mumps':>8} {'roll ms/step':>12} {'plain ms/step':>13}"
+        f" {'ratio/step':>10}"
     )
     print(header)
     print("-" * len(header))
@@ -388,15 +406,16 @@ def print_tables(cases: dict[tuple[int, int], Case], clock: int, clock_name: str
         solves = np.mean([r.times["solve"][2] for r in roll])
         plain_its = np.mean([r.iterations for r in plain])
         r_it, p_it = per_iteration(roll, clock), per_iteration(plain, clock)
+        m_it = per_iteration(case.records["mumps"], clock)
         r_st, p_st = per_step(roll, clock), per_step(plain, clock)
         print(
-            f"{n:>9} {c:>8} {its:>8.1f} {solves:>6.1f} {plain_its:>9.1f}"
-            f" {r_it:>10.2f} {p_it:>11.2f} {r_it / p_it:>6.2f}"
+            f"{n:>9} {case.dofs:>7} {c:>8} {its:>8.1f} {solves:>6.1f} {plain_its:>9.1f}"
+            f" {r_it:>10.2f} {p_it:>11.2f} {m_it:>11.2f} {r_it / p_it:>6.2f} {r_it / m_it:>8.2f}"
             f" {r_st:>12.1f} {p_st:>13.1f} {r_st / p_st:>10.2f}"
         )
     print(
-        "breakdown, ms per iteration (mean): rod F, rod J, contact rows, glue, LU+SNES; "
-        "ms per step: search, move, commit"
+        "breakdown, ms per iteration (mean over the timed steps): rod F, rod J, contact rows, "
+        "glue, LU+SNES; ms per step: search, move, commit"
     )
     header = (
         f"{'elements':>9} {'contacts':>8} {'model':>7} {'rod F':>7} {'rod J':>7} {'rows':>7}"
@@ -405,8 +424,8 @@ def print_tables(cases: dict[tuple[int, int], Case], clock: int, clock_name: str
     print(header)
     print("-" * len(header))
     for (n, c), case in cases.items():
-        for kind in ("plain", "rolling"):
-            records = case.records[kind]
+        for model in MODELS:
+            records = case.records[model]
 
             def it(name: str, records: list[StepRecord] = records) -> float:
                 return mean_per_iteration(records, name, clock)
@@ -414,36 +433,41 @@ def print_tables(cases: dict[tuple[int, int], Case], clock: int, clock_name: str
             def st(name: str, records: list[StepRecord] = records) -> float:
                 return mean_per_step(records, name, clock)
 
-            callbacks = it("F") + it("J") + it("pattern") if kind == "rolling" else 0.0
-            glue = callbacks - it("rod F") - it("rod J") - it("rows") if callbacks else 0.0
-            lu = it("solve") - (callbacks or it("rod F") + it("rod J"))
+            if model == "rolling":
+                callbacks = it("F") + it("J") + it("pattern")
+                glue = callbacks - it("rod F") - it("rod J") - it("rows")
+            else:
+                callbacks, glue = it("rod F") + it("rod J"), 0.0
             print(
-                f"{n:>9} {c:>8} {kind:>7} {it('rod F'):>7.2f} {it('rod J'):>7.2f}"
-                f" {it('rows'):>7.2f} {glue:>7.2f} {lu:>8.2f} |"
+                f"{n:>9} {c:>8} {model:>7} {it('rod F'):>7.2f} {it('rod J'):>7.2f}"
+                f" {it('rows'):>7.2f} {glue:>7.2f} {it('solve') - callbacks:>8.2f} |"
                 f" {st('search'):>7.2f} {st('move'):>7.2f} {st('commit'):>7.2f}"
             )
 
 
 def print_lu_events(cases: dict[tuple[int, int], Case]) -> None:
     """PETSc's LU events per iteration (wall clock; the only clock PETSc's log has)."""
-    print("\nLU per iteration, wall ms (PETSc log): factor = MatLUFactorSym + MatLUFactorNum")
+    print(
+        "\nLU per iteration, wall ms (PETSc log): factor = MatLUFactorSym + MatLUFactorNum, "
+        "tri = MatSolve; calls per iteration"
+    )
     header = (
-        f"{'elements':>9} {'contacts':>8} {'model':>7} {'factor':>8} {'sym/it':>7}"
-        f" {'tri':>7} {'LU calls/it':>11}"
+        f"{'elements':>9} {'contacts':>8} {'model':>7} {'factor':>8} {'tri':>7}"
+        f" {'symbolic':>8} {'numeric':>8}"
     )
     print(header)
     print("-" * len(header))
     for (n, c), case in cases.items():
-        for kind in ("plain", "rolling"):
-            records = case.records[kind]
+        for model in MODELS:
+            records = case.records[model]
             its = sum(r.iterations for r in records)
             factor = sum(r.get("MatLUFactorSym", 0) + r.get("MatLUFactorNum", 0) for r in records)
             symbolic = sum(r.times.get("MatLUFactorSym", np.zeros(3))[2] for r in records)
             numeric = sum(r.times.get("MatLUFactorNum", np.zeros(3))[2] for r in records)
             tri = sum(r.get("MatSolve", 0) for r in records)
             print(
-                f"{n:>9} {c:>8} {kind:>7} {1e3 * factor / its:>8.2f} {symbolic / its:>7.2f}"
-                f" {1e3 * tri / its:>7.2f} {numeric / its:>11.2f}"
+                f"{n:>9} {c:>8} {model:>7} {1e3 * factor / its:>8.2f} {1e3 * tri / its:>7.2f}"
+                f" {symbolic / its:>8.2f} {numeric / its:>8.2f}"
             )
 
 
