@@ -20,8 +20,18 @@ contacts (3 multipliers each) changes. At t = 0 every short rod moves along x at
 and spins about its axis at v/R (rolling without slip on a resting rod), and the long rod has a
 sideways bending velocity v_y = 0.05 sin(6π(x + 5)/10) m/s, which the short rods' spins do not
 match: the contact forces are not zero, the contact points move along both rods, and the rods
-deform. The reference without contact is a second copy of the same rods with the same initial
-velocities, in a :class:`~fe_rodcontact.dynamics.DynamicProblem` without contributions.
+deform.
+
+Three models of the same rods, each a :class:`~fe_rodcontact.dynamics.DynamicProblem` with the
+same initial velocities:
+
+- **plain**: no contributions, the step's default solver (PETSc's LU in serial, MUMPS on
+  several ranks): the reference of the target;
+- **mumps**: no contributions, MUMPS LU (``pc_factor_mat_solver_type = "mumps"``): separates
+  the cost of the LU package from that of the constrained solve;
+- **rolling**: ``contributions=[RollingContact(rod)]``: :class:`~fe_rodcontact.constrained.
+  ConstrainedNewton`, MUMPS LU. With ``--contacts 0`` no rod touches, and the constrained
+  solve runs with no multipliers: the cost of its machinery without contact rows.
 
 What is timed
 -------------
@@ -29,16 +39,17 @@ Class methods are wrapped by timers (wall clock ``time.perf_counter`` and CPU ti
 process ``time.process_time``, inclusive of nested calls) before the problems are built:
 
 - ``DynamicProblem.try_step``: one whole time step (**ms/step**).
-- ``NewtonProblem.solve`` (no contact) and ``ConstrainedNewton.solve`` (rolling): one SNES
+- ``NewtonProblem.solve`` (plain, mumps) and ``ConstrainedNewton.solve`` (rolling): one SNES
   solve from packing the forms to the converged iterate, i.e. all its Newton iterations: the
   residual and Jacobian callbacks, the LU factorisations and triangular solves, SNES's norms
   and, for the constrained solve, the set-up of the COO pattern of the solve. With rolling
   contacts a step has several solves (the contact points are moved and the step solved again
   until they settle, ``RollingContact.move_points``).
 - **ms/it** = (time in the solves of a step) / (Newton iterations of the step, summed over its
-  solves); the headline **ratio** = rolling ms/it / no-contact ms/it, median over the timed
-  steps. It does not contain the contact search and the moving of the contact points between
-  solves, which are per step (and in **ratio/step** = rolling ms/step / no-contact ms/step).
+  solves), median over the timed steps; the headline **ratio** = rolling ms/it / plain
+  ms/it, and **vs mumps** = rolling ms/it / mumps ms/it. It does not contain the contact
+  search and the moving of the contact points between solves, which are per step (they are
+  in **ratio/step** = rolling ms/step / plain ms/step).
 
 The breakdown (mean per iteration over all timed steps, ms) splits the solves into
 
@@ -61,9 +72,9 @@ On the wall clock only, PETSc's event log gives the LU parts: ``factor`` (``MatL
 
 Each model first takes one untimed step (JIT kernels loaded, the starting contact search, the
 first symbolic factorisation); then the timed steps are interleaved: for every repeat, one
-step of each model (no contact, rolling) for every contact count, so load on a shared machine
-hits both alike. On a shared machine read the CPU-time tables. Under ``mpiexec`` every time is
-the largest over the ranks.
+step of each model (plain, mumps, rolling) for every contact count, so load on a shared
+machine hits all alike. On a shared machine read the CPU-time tables. Under ``mpiexec`` every
+time is the largest over the ranks.
 
 The largest energy-conserving step
 ----------------------------------
@@ -73,12 +84,15 @@ steps of dt = ``--dt-start``, dt/2, dt/4, ... (``--dt-halvings`` times), with a 
 step). A run passes when it completes and the total energy (kinetic + elastic)
 stays within 1e-8 relative of its start value at every step; the largest passing dt is
 reported, with each tried dt's outcome (energy error, iterations per step, or the error that
-stopped it). The search stops at the first passing dt.
+stopped it). The search stops at the first passing dt. Energy is conserved to round-off by
+every run that completes (the energy–momentum step and the workless rolling forces), so what
+limits dt is whether the run completes: Newton convergence, the contact points settling, and
+the contact tracker recognising each contact from one step to the next.
 
 Usage::
 
-    python benchmarks/bench_rolling.py --sizes 10000 --contacts 1 10 100 --repeats 5
-    mpiexec -n 2 python benchmarks/bench_rolling.py --sizes 10000 --contacts 100 --dt-contacts
+    python benchmarks/bench_rolling.py --sizes 10000 --contacts 0 1 10 100 --repeats 5
+    mpiexec -n 2 python -m mpi4py benchmarks/bench_rolling.py --contacts 0 100 --dt-contacts
 
 No assertions: this reports numbers, it does not test them.
 """
