@@ -289,8 +289,11 @@ class Case:
         times = difference(snapshot(), before)
         if not converged:
             raise RuntimeError(f"{model} step of the {self.contacts}-contact case failed")
-        # The largest time over the ranks (calls are the same on every rank).
-        times = {k: comm.allreduce(v, op=MPI.MAX) for k, v in times.items()}
+        # The largest time over the ranks (the timed methods are collective: same keys).
+        for key in sorted(times):
+            largest = np.empty(3)
+            comm.Allreduce(np.ascontiguousarray(times[key]), largest, op=MPI.MAX)
+            times[key] = largest
         self.records[model].append(StepRecord(iterations, times))
 
 
