@@ -337,7 +337,9 @@ def main() -> None:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000], help="elements in all")
-    parser.add_argument("--contacts", type=int, nargs="+", default=[0, 1, 10, 100])
+    parser.add_argument(
+        "--contacts", type=int, nargs="+", default=[0, 1, 10, 100], help="touching short rods"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed steps per model")
     parser.add_argument("--dt", type=float, default=0.005, help="time step of the timed steps")
     parser.add_argument(
@@ -347,9 +349,9 @@ def main() -> None:
         default=None,
         help="contact counts of the dt search (default: the largest of --contacts; none: skip)",
     )
-    parser.add_argument("--dt-start", type=float, default=0.64)
-    parser.add_argument("--dt-halvings", type=int, default=6)
-    parser.add_argument("--energy-steps", type=int, default=8)
+    parser.add_argument("--dt-start", type=float, default=0.64, help="largest dt tried")
+    parser.add_argument("--dt-halvings", type=int, default=6, help="smaller dt tried")
+    parser.add_argument("--energy-steps", type=int, default=8, help="steps of each dt run")
     args = parser.parse_args()
     if any(not 0 <= c <= SHORT_RODS for c in args.contacts):
         parser.error(f"--contacts must lie in [0, {SHORT_RODS}]")
