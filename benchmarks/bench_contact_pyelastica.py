@@ -65,7 +65,14 @@ code we sweep elements and steps, time each run (wall ``perf_counter`` and proce
 ours / PyElastica per simulated second. Everything runs serially in this process; JIT
 compilation (FFCx forms, numba kernels) is excluded by a short warm-up run of each mesh size.
 Our runs use adaptive steps (a failed Newton solve halves Δt): the steps column counts the
-steps taken.
+steps taken. The defaults suit the plane; the crossing's floor is ten times lower, and the
+results in ``docs/contact.md`` ("Against PyElastica") come from
+
+    --scene crossing --fine-ours 128:1e-3 --targets 1e-3 6e-4 4e-4
+    --ours 16:4e-3 32:8e-3 32:4e-3 64:4e-3 32:4e-3:fixed 64:4e-3:fixed
+
+PyElastica's plectoneme example (``RodSelfContact``) is not here: it relies on PyElastica's
+``AnalyticalLinearDamper``, which our integrator has no counterpart of (see the docs).
 """
 
 import argparse
