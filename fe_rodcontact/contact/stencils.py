@@ -118,6 +118,7 @@ class CentrelineStencils:
         self._counts = np.array([r[1] for r in rods.node_ranges], dtype=np.int64)
         self._closed = np.array(rods.closed, dtype=bool)
         self._lengths = np.array(rods.lengths, dtype=float)
+        self._vertices: tuple[FloatArray, IntArray, IntArray, FloatArray] | None = None
 
     @property
     def representation(self) -> str:
@@ -139,6 +140,31 @@ class CentrelineStencils:
         d = self._rods.degree
         return n // d if self._closed[rod] else (n - 1) // d
 
+    def _vertex_table(self) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
+        """Element end arclengths of all rods, shifted per rod into one increasing array.
+
+        Returns:
+            (shifted vertices, first vertex row per rod, element count per rod, shift per rod).
+        """
+        if self._vertices is None:
+            degree = self._rods.degree
+            counts = np.array(
+                [self.element_count(r) for r in range(len(self._counts))], dtype=np.int64
+            )
+            span = float(np.max(self._lengths, initial=0.0)) + 1.0
+            shifts = np.arange(len(counts), dtype=np.float64) * 2.0 * span
+            parts = []
+            for r, count in enumerate(counts):
+                index = self._starts[r] + degree * np.arange(count + 1) % self._counts[r]
+                vertices = self._arclength[index]
+                if self._closed[r]:
+                    vertices[-1] = self._lengths[r]
+                parts.append(vertices + shifts[r])
+            first = np.concatenate([[0], np.cumsum(counts + 1)[:-1]]).astype(np.int64)
+            table = np.asarray(np.concatenate(parts), dtype=np.float64)
+            self._vertices = (table, first, counts, shifts)
+        return self._vertices
+
     def locate(self, rod: npt.ArrayLike, s: npt.ArrayLike) -> tuple[IntArray, FloatArray]:
         """Element holding material coordinate ``s`` of ``rod`` (closed rods: s mod length).
 
@@ -148,22 +174,13 @@ class CentrelineStencils:
         """
         rod = np.atleast_1d(np.asarray(rod, dtype=np.int64))
         s = np.atleast_1d(np.asarray(s, dtype=float)).copy()
-        element = np.zeros(len(s), dtype=np.int64)
-        degree = self._rods.degree
-        for r in np.unique(rod):
-            here = rod == r
-            count = self.element_count(int(r))
-            vertices = self._arclength[
-                self._starts[r] + degree * np.arange(count + 1) % self._counts[r]
-            ]
-            length = self._lengths[r]
-            if self._closed[r]:
-                vertices[-1] = length
-                s[here] = np.mod(s[here], length)
-            else:
-                s[here] = np.clip(s[here], vertices[0], vertices[-1])
-            found = np.searchsorted(vertices, s[here], side="right") - 1
-            element[here] = np.clip(found, 0, count - 1)
+        vertices, first, counts, shifts = self._vertex_table()
+        closed = self._closed[rod]
+        low = vertices[first[rod]] - shifts[rod]
+        high = vertices[first[rod] + counts[rod]] - shifts[rod]
+        s = np.where(closed, np.mod(s, self._lengths[rod]), np.clip(s, low, high))
+        found = np.searchsorted(vertices, s + shifts[rod], side="right") - 1 - first[rod]
+        element = np.clip(found, 0, counts[rod] - 1)
         return element, s
 
     def _chain(self, rod: IntArray, position: IntArray) -> IntArray:
