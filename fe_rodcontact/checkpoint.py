@@ -37,7 +37,8 @@ def _cell_dofs(function: dolfinx.fem.Function) -> tuple[npt.NDArray[np.int64], n
     n_owned = mesh.topology.index_map(mesh.topology.dim).size_local
     bs = space.dofmap.bs
     dofs = space.dofmap.list[:n_owned]
-    entries = (dofs[:, :, None] * bs + np.arange(bs)).reshape(n_owned, -1)
+    width = dofs.shape[1] * bs  # explicit: a rank may own no cells
+    entries = (dofs[:, :, None] * bs + np.arange(bs)).reshape(n_owned, width)
     original = np.asarray(mesh.topology.original_cell_index[:n_owned], dtype=np.int64)
     return original, entries
 

@@ -390,7 +390,7 @@ class Integrator:
                     self._inertia_points,
                 )
                 .eval(mesh, cells)
-                .reshape(n_cells, -1, 3)
+                .reshape(n_cells, len(self._inertia_points), 3)  # a rank may hold no cells
             )
             rotations = (
                 dolfinx.fem.Expression(
@@ -398,7 +398,7 @@ class Integrator:
                     self._inertia_points,
                 )
                 .eval(mesh, cells)
-                .reshape(n_cells, -1, 3, 3)
+                .reshape(n_cells, len(self._inertia_points), 3, 3)
             )
             flat = points.reshape(-1, 3).T
             omega = np.asarray(angular_velocity(flat), dtype=float).reshape(3, -1) + 0 * flat

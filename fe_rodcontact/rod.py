@@ -158,7 +158,8 @@ class CosseratRod:
         phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)  # (cells, 3): Ω⁰ = φ / |dx/dξ|
         jacobian = ufl.Jacobian(mesh)[:, 0]
         tangent_expr = dolfinx.fem.Expression(jacobian, self._quadrature_points)
-        dx_dxi = tangent_expr.eval(mesh, cells).reshape(n_cells, -1, 3)
+        n_points = len(self._quadrature_points)  # explicit: a rank may hold no cells
+        dx_dxi = tangent_expr.eval(mesh, cells).reshape(n_cells, n_points, 3)
         metric = np.linalg.norm(dx_dxi, axis=2)  # (cells, points)
         tangent = dx_dxi / metric[:, :, None]
         frame = reference_frames_at(self._rods, self._quadrature_points)

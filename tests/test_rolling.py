@@ -35,7 +35,7 @@ from fe_rodcontact.contact.contact_set import ContactError
 from fe_rodcontact.contact.rolling import RollingContact
 from fe_rodcontact.curves import arc, straight
 from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.errors import InputError
+from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.loads import Gravity, Support
 from fe_rodcontact.mesh import create_rod_mesh
 from fe_rodcontact.rod import CosseratRod
@@ -454,6 +454,77 @@ def test_impacts_error_option_and_margin(comm):
     _falling(problem, 3.0)  # 15 mm per step, margin 2.5 mm
     with pytest.raises(ContactError, match="search margin"):
         problem.solve(0.05, TimeStepping(dt=0.005, adaptive=False))
+
+
+def test_a_contact_rolling_off_a_rod_end_is_an_error(comm):
+    """The contact point reaches the free end of rod a: ContactError on every rank, naming the
+    contact and the time (the contact point would leave the rod)."""
+    problem, _ = crossing_rods(comm, offset=0.85)
+    problem.set_initial_velocity(
+        lambda x: np.vstack([np.where(x[2] > R, 2.0, 0.0), 0 * x[0], 0 * x[0]]),
+        lambda x: 0 * x,
+    )
+    with pytest.raises(ContactError, match="free end"):
+        problem.solve(0.5, TimeStepping(dt=0.01))
+
+
+def test_parallel_rods_roll_on_a_line_contact(comm):
+    """Two parallel rods lying on each other (det 𝔸 = 0: no unique closest points): a line
+    contact, one material point per element, and they roll on each other without NaN; energy
+    and momenta conserved (≤ 1e-8), no slip (≤ 1e-10 of the speed)."""
+    rods = create_rod_mesh(
+        comm, [straight((0, 0, 0), (1, 0, 0)), straight((0, 0, 2 * R), (1, 0, 2 * R))], elements=4
+    )
+    rod = CosseratRod(rods, SECTION)
+    rolling = RollingContact(rod)
+    problem = DynamicProblem(rod, petsc_options_prefix="line_", contributions=[rolling])
+    problem.set_initial_velocity(
+        lambda x: np.vstack([0 * x[0], np.where(x[2] > R, 0.3, -0.3), 0 * x[0]])
+    )
+    problem.solve(0.1, TimeStepping(dt=0.01))
+    series = problem.series.arrays()
+    assert np.all(series["rolling_contacts"][1:] == 4)
+    energy = series["kinetic_energy"] + series["elastic_energy"]
+    assert np.all(np.isfinite(energy))
+    assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
+    for key in ("linear_momentum", "angular_momentum"):
+        assert np.max(np.abs(series[key] - series[key][0])) <= 1e-8 * max(1.0, energy[0])
+    assert np.nanmax(series["max_slip"]) <= 1e-10 * 0.3
+
+
+def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shared_tmp):
+    """Both ends of a one-element rod lying on a plane are driven into the plane: the contact
+    at its middle (basis kernel: its stencil is the two driven nodes) cannot hold the gap.
+    Newton fails, the step is cut down to the smallest one, then the last good state is
+    written and ConvergenceError is raised on every rank. On 2 ranks one rank holds no cell
+    (this test found that such a rank failed alone, and the other hung)."""
+    rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=1)
+    rod = CosseratRod(rods, SECTION)
+    table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
+    rolling = RollingContact(rod, obstacles=[table], kernel="basis")
+    down = Support(
+        rod=0, end="start", rotation_components=(), displacement_history=lambda t: (0, 0, -t)
+    )
+    problem = DynamicProblem(
+        rod,
+        [
+            down,
+            Support(
+                rod=0,
+                end="end",
+                rotation_components=(),
+                displacement_history=down.displacement_history,
+            ),
+        ],
+        petsc_options_prefix="fight_",
+        contributions=[rolling],
+    )
+    folder = shared_tmp / "fight_checkpoint"
+    with pytest.raises(ConvergenceError, match="last good state") as failure:
+        problem.solve(0.1, TimeStepping(dt=0.01, min_dt=0.0025), checkpoint=folder)
+    assert "singular" in str(failure.value)
+    assert (folder / "state.npz").exists()
+    assert problem.time == 0.0
 
 
 def test_interpenetrating_start_is_an_input_error(comm):

@@ -269,7 +269,7 @@ class ObstaclePotential:
         mesh = rod.mesh
         n_cells = mesh.topology.index_map(1).size_local
         cells = np.arange(n_cells, dtype=np.int32)
-        values = expression.eval(mesh, cells).reshape(n_cells, -1)
+        values = expression.eval(mesh, cells).reshape(n_cells, len(points))  # may be no cells
         message = None
         if n_cells and values.min() <= 0:
             cell, _ = np.unravel_index(np.argmin(values), values.shape)
