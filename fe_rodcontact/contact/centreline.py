@@ -32,7 +32,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.compiled import segment_bounds
+from fe_rodcontact.contact.compiled import segment_bounds, segment_boxes
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
 
@@ -172,6 +172,18 @@ class SegmentArrays:
     def _bounds(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Computed once per segment set (the arrays never change)."""
         return segment_bounds(self.coefficients)
+
+    def boxes(self) -> tuple[FloatArray, FloatArray]:
+        """Axis-aligned boxes (low, high) holding each segment on [0, 1] (not inflated).
+
+        The box of the Bézier control points: the curve lies in their convex hull.
+        """
+        return self._boxes
+
+    @functools.cached_property
+    def _boxes(self) -> tuple[FloatArray, FloatArray]:
+        """Computed once per segment set (the arrays never change)."""
+        return segment_boxes(self.coefficients)
 
 
 class Centreline:

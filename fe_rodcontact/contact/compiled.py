@@ -23,7 +23,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["halves_bounds", "narrow_pairs", "near_pairs", "segment_bounds"]
+__all__ = ["halves_bounds", "narrow_pairs", "near_pairs", "segment_bounds", "segment_boxes"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -162,9 +162,62 @@ def _excluded(
 
 
 @numba.njit(cache=True)
+def _grid(
+    low: FloatArray, high: FloatArray, limit: int
+) -> tuple[IntArray, IntArray, IntArray, int, int]:
+    """Counting sort of boxes into a dense grid by their lower corners.
+
+    Cells are as large, along each axis, as the largest box (slightly more, so that rounding
+    cannot put two overlapping boxes two cells apart), and coarser when the grid would have
+    more than ``limit`` cells. The grid is padded by one empty cell on each side, so that a
+    neighbour's linear index never wraps onto another row.
+
+    Returns:
+        order (segments sorted by cell), cell of each sorted segment, start of each cell in
+        the sorted order (cells + 1 entries), nx, ny.
+    """
+    n = low.shape[0]
+    origin = np.empty(3)
+    size = np.empty(3)
+    for k in range(3):
+        origin[k] = low[:, k].min()
+        largest = 0.0
+        for i in range(n):
+            largest = max(largest, high[i, k] - low[i, k])
+        size[k] = largest * (1.0 + 1e-9) + 1e-300
+    extent = np.empty(3, dtype=np.int64)
+    while True:
+        for k in range(3):
+            extent[k] = np.int64((low[:, k].max() - origin[k]) / size[k]) + 1
+        nx, ny, nz = extent[0] + 2, extent[1] + 2, extent[2] + 2
+        cells = nx * ny * nz
+        if cells <= limit:
+            break
+        size *= 1.25 * (cells / limit) ** (1.0 / 3.0)
+    ids = np.empty(n, dtype=np.int64)
+    start = np.zeros(cells + 1, dtype=np.int64)
+    for i in range(n):
+        x = np.int64((low[i, 0] - origin[0]) / size[0])
+        y = np.int64((low[i, 1] - origin[1]) / size[1])
+        z = np.int64((low[i, 2] - origin[2]) / size[2])
+        ids[i] = (x + 1) + nx * ((y + 1) + ny * (z + 1))
+        start[ids[i] + 1] += 1
+    for c in range(cells):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[fill[ids[i]]] = i
+        fill[ids[i]] += 1
+    return order, ids[order], start, nx, ny
+
+
+@numba.njit(cache=True)
 def near_pairs(
     centre: FloatArray,
     reach: FloatArray,
+    low: FloatArray,
+    high: FloatArray,
     margin: float,
     rod: IntArray,
     element: IntArray,
@@ -182,9 +235,10 @@ def near_pairs(
 ) -> tuple[IntArray, IntArray]:
     """Candidate segment pairs (first, second) for this rank's narrow phase.
 
-    Returns the pairs whose bounding spheres overlap (within the margin), whose rods may
-    touch, whose first segment (smaller key) this rank owns, which self-contact exclusion keeps,
-    and whose chord lower bound is within the margin.
+    Returns the pairs whose inflated boxes (``low``, ``high``: each segment's box, already
+    grown by its radius and half the margin) and bounding spheres overlap (within the margin),
+    whose rods may touch, whose first segment (smaller key) this rank owns, which self-contact
+    exclusion keeps, and whose chord lower bound is within the margin.
     """
     n = centre.shape[0]
     first = np.empty(max(16, 4 * n), dtype=np.int64)
@@ -192,38 +246,21 @@ def near_pairs(
     count = 0
     if n < 2:
         return first[:0], second[:0]
-    size = 2.0 * reach.max() + margin
-    low = np.empty(3)
-    for k in range(3):
-        low[k] = centre[:, k].min()
-    cells = np.empty((n, 3), dtype=np.int64)
-    extent = np.zeros(3, dtype=np.int64)
-    for i in range(n):
-        for k in range(3):
-            cell = np.int64((centre[i, k] - low[k]) / size)
-            cells[i, k] = cell
-            if cell + 1 > extent[k]:
-                extent[k] = cell + 1
-    nx, ny = extent[0] + 2, extent[1] + 2
-    ids = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        ids[i] = (cells[i, 0] + 1) + nx * ((cells[i, 1] + 1) + ny * (cells[i, 2] + 1))
-    order = np.argsort(ids, kind="mergesort")
-    sorted_ids = ids[order]
-    # Occupied cells as (id, start, stop) in the sorted order.
-    unique = np.empty(n, dtype=np.int64)
-    starts = np.empty(n + 1, dtype=np.int64)
-    m = 0
+    order, cell, start, nx, ny = _grid(low, high, max(8 * n, 1 << 16))
+    # Boxes and spheres in the sorted order: the inner loop reads contiguous memory.
+    box = np.empty((n, 6))
+    sphere = np.empty((n, 4))
     for k in range(n):
-        if k == 0 or sorted_ids[k] != sorted_ids[k - 1]:
-            unique[m] = sorted_ids[k]
-            starts[m] = k
-            m += 1
-    starts[m] = n
-    unique = unique[:m]
-    # 13 forward neighbour offsets (and the cell itself, handled apart).
-    offsets = np.empty(13, dtype=np.int64)
-    q = 0
+        i = order[k]
+        for d in range(3):
+            box[k, d] = low[i, d]
+            box[k, 3 + d] = high[i, d]
+            sphere[k, d] = centre[i, d]
+        sphere[k, 3] = reach[i]
+    # The cell itself (offset 0) and its 13 forward neighbours: each unordered pair once.
+    offsets = np.empty(14, dtype=np.int64)
+    offsets[0] = 0
+    q = 1
     for dz in (-1, 0, 1):
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
@@ -231,57 +268,56 @@ def near_pairs(
                 if linear > 0:
                     offsets[q] = linear
                     q += 1
-    for c in range(m):
+    for ki in range(n):
         for o in range(14):
-            if o == 13:
-                other = c
-            else:
-                target = unique[c] + offsets[o]
-                other = int(np.searchsorted(unique, target))
-                if other >= m or unique[other] != target:
+            target = cell[ki] + offsets[o]
+            begin = ki + 1 if o == 0 else start[target]
+            for kj in range(begin, start[target + 1]):
+                if (
+                    box[kj, 0] > box[ki, 3]
+                    or box[ki, 0] > box[kj, 3]
+                    or box[kj, 1] > box[ki, 4]
+                    or box[ki, 1] > box[kj, 4]
+                    or box[kj, 2] > box[ki, 5]
+                    or box[ki, 2] > box[kj, 5]
+                ):
                     continue
-            for ki in range(starts[c], starts[c + 1]):
-                i = order[ki]
-                begin = starts[other]
-                if other == c:
-                    begin = ki + 1
-                for kj in range(begin, starts[other + 1]):
-                    j = order[kj]
-                    dx0 = centre[i, 0] - centre[j, 0]
-                    dx1 = centre[i, 1] - centre[j, 1]
-                    dx2 = centre[i, 2] - centre[j, 2]
-                    limit = reach[i] + reach[j] + margin
-                    if dx0 * dx0 + dx1 * dx1 + dx2 * dx2 > limit * limit:
-                        continue
-                    ri, rj = rod[i], rod[j]
-                    if not allowed[ri, rj]:
-                        continue
-                    a, b = i, j
-                    if rj < ri or (rj == ri and element[j] < element[i]):
-                        a, b = j, i
-                    if owner[a] != rank:
-                        continue
-                    if ri == rj and _excluded(
-                        s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
-                    ):
-                        continue
-                    ax, ay, az, ux, uy, uz = _chord(coefficients, a)
-                    bx, by, bz, vx, vy, vz = _chord(coefficients, b)
-                    distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
-                    bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
-                    if bound > margin:
-                        continue
-                    if _halves_bound(coefficients, a, b) - radius[a] - radius[b] > margin:
-                        continue
-                    if count == first.shape[0]:
-                        grown_first = np.empty(2 * count, dtype=np.int64)
-                        grown_second = np.empty(2 * count, dtype=np.int64)
-                        grown_first[:count] = first
-                        grown_second[:count] = second
-                        first, second = grown_first, grown_second
-                    first[count] = a
-                    second[count] = b
-                    count += 1
+                dx0 = sphere[ki, 0] - sphere[kj, 0]
+                dx1 = sphere[ki, 1] - sphere[kj, 1]
+                dx2 = sphere[ki, 2] - sphere[kj, 2]
+                limit = sphere[ki, 3] + sphere[kj, 3] + margin
+                if dx0 * dx0 + dx1 * dx1 + dx2 * dx2 > limit * limit:
+                    continue
+                i, j = order[ki], order[kj]
+                ri, rj = rod[i], rod[j]
+                if not allowed[ri, rj]:
+                    continue
+                a, b = i, j
+                if rj < ri or (rj == ri and element[j] < element[i]):
+                    a, b = j, i
+                if owner[a] != rank:
+                    continue
+                if ri == rj and _excluded(
+                    s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
+                ):
+                    continue
+                ax, ay, az, ux, uy, uz = _chord(coefficients, a)
+                bx, by, bz, vx, vy, vz = _chord(coefficients, b)
+                distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
+                bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
+                if bound > margin:
+                    continue
+                if _halves_bound(coefficients, a, b) - radius[a] - radius[b] > margin:
+                    continue
+                if count == first.shape[0]:
+                    grown_first = np.empty(2 * count, dtype=np.int64)
+                    grown_second = np.empty(2 * count, dtype=np.int64)
+                    grown_first[:count] = first
+                    grown_second[:count] = second
+                    first, second = grown_first, grown_second
+                first[count] = a
+                second[count] = b
+                count += 1
     return first[:count], second[:count]
 
 
@@ -495,3 +531,29 @@ def segment_bounds(coefficients: FloatArray) -> tuple[FloatArray, FloatArray, Fl
         radius[p] = np.sqrt(a1) / 2 + np.sqrt(a2) / 4 + np.sqrt(a3) / 8
         deviation[p] = np.sqrt(c2) / 4 + 0.3849001794597505 * np.sqrt(c3)
     return centre, radius, deviation
+
+
+@numba.njit(cache=True)
+def segment_boxes(coefficients: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per segment: the axis-aligned box (low, high) of its Bézier control points.
+
+    The cubic's Bernstein control points are c₀, c₀ + c₁/3, c₀ + (2c₁ + c₂)/3 and
+    c₀ + c₁ + c₂ + c₃; the curve on [0, 1] lies in their convex hull, hence in this box.
+    """
+    n = coefficients.shape[0]
+    low = np.empty((n, 3))
+    high = np.empty((n, 3))
+    for p in range(n):
+        for k in range(3):
+            c0, c1, c2, c3 = (
+                coefficients[p, 0, k],
+                coefficients[p, 1, k],
+                coefficients[p, 2, k],
+                coefficients[p, 3, k],
+            )
+            b1 = c0 + c1 / 3.0
+            b2 = c0 + (2.0 * c1 + c2) / 3.0
+            b3 = c0 + c1 + c2 + c3
+            low[p, k] = min(min(c0, b1), min(b2, b3))
+            high[p, k] = max(max(c0, b1), max(b2, b3))
+    return low, high

@@ -460,10 +460,17 @@ class ContactSearch:
         centre, rho, bulge = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
+        # Boxes of the Bézier control points grown by the radius and half the margin: two
+        # segments within the margin have overlapping grown boxes.
+        low, high = segments.boxes()
+        grow = (segments.radius + 0.5 * self._margin)[:, None]
+        low, high = low - grow, high + grow
         if not everything:
             return compiled.near_pairs(
                 centre,
                 reach,
+                low,
+                high,
                 self._margin,
                 segments.rod,
                 segments.element,
@@ -482,6 +489,7 @@ class ContactSearch:
         # Brute force (the reference for tests): every pair of segments, same tests.
         i, j = np.triu_indices(n, k=1)
         close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+        close &= np.all((low[i] <= high[j]) & (low[j] <= high[i]), axis=1)
         i, j = i[close], j[close]
         rod_i, rod_j = segments.rod[i], segments.rod[j]
         keep = self._allowed[rod_i, rod_j]
