@@ -23,7 +23,14 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["halves_bounds", "narrow_pairs", "near_pairs", "segment_bounds", "segment_boxes"]
+__all__ = [
+    "halves_bounds",
+    "narrow_pairs",
+    "near_pairs",
+    "segment_bounds",
+    "segment_boxes",
+    "smooth_coefficients",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -557,3 +564,34 @@ def segment_boxes(coefficients: FloatArray) -> tuple[FloatArray, FloatArray]:
             low[p, k] = min(min(c0, b1), min(b2, b3))
             high[p, k] = max(max(c0, b1), max(b2, b3))
     return low, high
+
+
+@numba.njit(cache=True)
+def smooth_coefficients(
+    values: FloatArray,
+    position: IntArray,
+    phantom_before: npt.NDArray[np.bool_],
+    phantom_after: npt.NDArray[np.bool_],
+) -> FloatArray:
+    """Power-basis coefficients (n, 4, 3) of the smooth (cubic B-spline) segments.
+
+    Segment p has the control points ``values[position[4p + j]]``, j = 0 … 3 (nodes k−1, k,
+    k+1, k+2); a phantom node k−1 (k+2) is the mirror of k+1 (k) through the end node k
+    (k+1). Same formulas as :func:`~fe_rodcontact.contact.centreline.power_coefficients`
+    with ``"smooth"``, in one pass without intermediate arrays.
+    """
+    n = phantom_before.shape[0]
+    c = np.empty((n, 4, 3))
+    for p in range(n):
+        i0, i1 = position[4 * p], position[4 * p + 1]
+        i2, i3 = position[4 * p + 2], position[4 * p + 3]
+        for k in range(3):
+            p1 = values[i1, k]
+            p2 = values[i2, k]
+            p0 = 2.0 * p1 - p2 if phantom_before[p] else values[i0, k]
+            p3 = 2.0 * p2 - p1 if phantom_after[p] else values[i3, k]
+            c[p, 0, k] = (p0 + 4 * p1 + p2) / 6
+            c[p, 1, k] = (p2 - p0) / 2
+            c[p, 2, k] = (p0 - 2 * p1 + p2) / 2
+            c[p, 3, k] = (-p0 + 3 * p1 - 3 * p2 + p3) / 6
+    return c
