@@ -829,14 +829,15 @@ class ContactSearch:
             rows, node = rows[order], node[order]
             tolerance = 1e-7 * np.maximum(h[rod[rows]], h[other_rod[rows]])
             has_partner = np.zeros(len(rows), dtype=bool)
+            row_group, row_clamp, row_s = group[rows], clamp[rows], other_s[rows]
             for shift in (1, 2, 3):
                 later, earlier = slice(shift, None), slice(None, -shift)
                 for this, that in ((later, earlier), (earlier, later)):
                     has_partner[this] |= (
-                        np.all(group[rows[this]] == group[rows[that]], axis=1)
+                        np.all(row_group[this] == row_group[that], axis=1)
                         & (node[this] == node[that])
-                        & (clamp[rows[this]] != clamp[rows[that]])
-                        & (np.abs(other_s[rows[this]] - other_s[rows[that]]) <= tolerance[this])
+                        & (row_clamp[this] != row_clamp[that])
+                        & (np.abs(row_s[this] - row_s[that]) <= tolerance[this])
                     )
             keep[rows[~has_partner]] = False
         # Merge: point contacts of the same rods closer than half an element in both s_a and
