@@ -6,11 +6,15 @@ runs them without the intermediate arrays. The algorithms are those of the vecto
 reference in :mod:`fe_rodcontact.contact.closest` (which the tests compare against, and which
 ``ContactSearch.find(brute_force=True)`` uses):
 
-- :func:`near_pairs`: a uniform grid of cells of size 2·max(reach) + margin (segments sorted
-  by cell; each occupied cell is paired with itself and its 13 "forward" neighbours, so every
-  unordered pair is visited once), then per pair: bounding spheres, allowed rod pair, owner of
-  the segment with the smaller (rod, element) key, self-contact exclusion, and the chord lower
-  bound (chord distance − deviations of the curves from their chords − radii ≤ margin).
+- :func:`near_pairs`: a uniform grid whose cells are, along each axis, as long as the largest
+  grown box (boxes counting-sorted by the cell of their lower corner; each cell is paired with
+  itself and its 13 "forward" neighbours, so every unordered pair is visited once), then per
+  pair: boxes, bounding spheres, allowed rod pair, owner of the segment with the smaller
+  (rod, element) key, self-contact exclusion, and the chord lower bound (chord distance −
+  deviations of the curves from their chords − radii ≤ margin).
+- :func:`segment_bounds`, :func:`segment_boxes`, :func:`smooth_coefficients`: per-segment
+  passes in one loop each; :func:`spheres_reaching`, :func:`boxes_overlapping`: the filters of
+  the parallel exchange.
 - :func:`narrow_pairs`: per candidate, point or line contact as in
   ``ContactSearch._narrow_numpy``, with the same projected Newton on ½|r_b − r_a|² (step
   shortened to the box) as :mod:`~fe_rodcontact.contact.closest`; it returns only what lies
@@ -24,12 +28,14 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "boxes_overlapping",
     "halves_bounds",
     "narrow_pairs",
     "near_pairs",
     "segment_bounds",
     "segment_boxes",
     "smooth_coefficients",
+    "spheres_reaching",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -595,3 +601,75 @@ def smooth_coefficients(
             c[p, 2, k] = (p0 - 2 * p1 + p2) / 2
             c[p, 3, k] = (-p0 + 3 * p1 - 3 * p2 + p3) / 6
     return c
+
+
+@numba.njit(cache=True)
+def spheres_reaching(
+    centre: FloatArray, reach: FloatArray, low: FloatArray, high: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each sphere (centre, reach) reaches into at least one box (low, high).
+
+    The boxes are sorted by their lower x; a sphere only looks at the boxes whose lower x lies
+    within its reach plus the widest box of its own x (sweep along x).
+    """
+    n, m = centre.shape[0], low.shape[0]
+    hit = np.zeros(n, dtype=np.bool_)
+    if m == 0:
+        return hit
+    order = np.argsort(low[:, 0])
+    start_x = low[order, 0]
+    widest = 0.0
+    for b in range(m):
+        widest = max(widest, high[b, 0] - low[b, 0])
+    for i in range(n):
+        r = reach[i]
+        begin = np.searchsorted(start_x, centre[i, 0] - r - widest)
+        stop = np.searchsorted(start_x, centre[i, 0] + r, side="right")
+        for k in range(begin, stop):
+            b = order[k]
+            distance2 = 0.0
+            for d in range(3):
+                x = centre[i, d]
+                if x < low[b, d]:
+                    distance2 += (low[b, d] - x) ** 2
+                elif x > high[b, d]:
+                    distance2 += (x - high[b, d]) ** 2
+            if distance2 <= r * r:
+                hit[i] = True
+                break
+    return hit
+
+
+@numba.njit(cache=True)
+def boxes_overlapping(
+    low: FloatArray, high: FloatArray, other_low: FloatArray, other_high: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each box (low, high) overlaps at least one of the other boxes.
+
+    The same sweep along x as :func:`spheres_reaching`.
+    """
+    n, m = low.shape[0], other_low.shape[0]
+    hit = np.zeros(n, dtype=np.bool_)
+    if m == 0:
+        return hit
+    order = np.argsort(other_low[:, 0])
+    start_x = other_low[order, 0]
+    widest = 0.0
+    for b in range(m):
+        widest = max(widest, other_high[b, 0] - other_low[b, 0])
+    for i in range(n):
+        begin = np.searchsorted(start_x, low[i, 0] - widest)
+        stop = np.searchsorted(start_x, high[i, 0], side="right")
+        for k in range(begin, stop):
+            b = order[k]
+            if (
+                other_low[b, 0] <= high[i, 0]
+                and other_high[b, 0] >= low[i, 0]
+                and other_low[b, 1] <= high[i, 1]
+                and other_high[b, 1] >= low[i, 1]
+                and other_low[b, 2] <= high[i, 2]
+                and other_high[b, 2] >= low[i, 2]
+            ):
+                hit[i] = True
+                break
+    return hit
