@@ -604,27 +604,44 @@ def smooth_coefficients(
 
 
 @numba.njit(cache=True)
+def _sweep_axis(low: FloatArray, high: FloatArray) -> int:
+    """The axis along which the widest box is smallest relative to the spread of the boxes."""
+    best, axis = np.inf, 0
+    for k in range(3):
+        widest = 0.0
+        for b in range(low.shape[0]):
+            widest = max(widest, high[b, k] - low[b, k])
+        spread = low[:, k].max() - low[:, k].min()
+        ratio = widest / max(spread, 1e-300)
+        if ratio < best:
+            best, axis = ratio, k
+    return axis
+
+
+@numba.njit(cache=True)
 def spheres_reaching(
     centre: FloatArray, reach: FloatArray, low: FloatArray, high: FloatArray
 ) -> npt.NDArray[np.bool_]:
     """Whether each sphere (centre, reach) reaches into at least one box (low, high).
 
-    The boxes are sorted by their lower x; a sphere only looks at the boxes whose lower x lies
-    within its reach plus the widest box of its own x (sweep along x).
+    The boxes are sorted by their lower coordinate along a sweep axis (the one along which the
+    widest box is smallest relative to the boxes' spread); a sphere only looks at the boxes
+    whose lower coordinate lies within its reach plus the widest box of its own.
     """
     n, m = centre.shape[0], low.shape[0]
     hit = np.zeros(n, dtype=np.bool_)
     if m == 0:
         return hit
-    order = np.argsort(low[:, 0])
-    start_x = low[order, 0]
+    a = _sweep_axis(low, high)
+    order = np.argsort(low[:, a])
+    start_x = low[order, a]
     widest = 0.0
     for b in range(m):
-        widest = max(widest, high[b, 0] - low[b, 0])
+        widest = max(widest, high[b, a] - low[b, a])
     for i in range(n):
         r = reach[i]
-        begin = np.searchsorted(start_x, centre[i, 0] - r - widest)
-        stop = np.searchsorted(start_x, centre[i, 0] + r, side="right")
+        begin = np.searchsorted(start_x, centre[i, a] - r - widest)
+        stop = np.searchsorted(start_x, centre[i, a] + r, side="right")
         for k in range(begin, stop):
             b = order[k]
             distance2 = 0.0
@@ -646,20 +663,21 @@ def boxes_overlapping(
 ) -> npt.NDArray[np.bool_]:
     """Whether each box (low, high) overlaps at least one of the other boxes.
 
-    The same sweep along x as :func:`spheres_reaching`.
+    The same sweep as :func:`spheres_reaching`.
     """
     n, m = low.shape[0], other_low.shape[0]
     hit = np.zeros(n, dtype=np.bool_)
     if m == 0:
         return hit
-    order = np.argsort(other_low[:, 0])
-    start_x = other_low[order, 0]
+    a = _sweep_axis(other_low, other_high)
+    order = np.argsort(other_low[:, a])
+    start_x = other_low[order, a]
     widest = 0.0
     for b in range(m):
-        widest = max(widest, other_high[b, 0] - other_low[b, 0])
+        widest = max(widest, other_high[b, a] - other_low[b, a])
     for i in range(n):
-        begin = np.searchsorted(start_x, low[i, 0] - widest)
-        stop = np.searchsorted(start_x, high[i, 0], side="right")
+        begin = np.searchsorted(start_x, low[i, a] - widest)
+        stop = np.searchsorted(start_x, high[i, a], side="right")
         for k in range(begin, stop):
             b = order[k]
             if (
