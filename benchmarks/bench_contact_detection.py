@@ -18,7 +18,8 @@ volume grows with the number of rods (constant density; about one contact per ro
 What is timed
 -------------
 ``ContactSearch.find()`` (segments of the current configuration, exchange, broad phase,
-narrow phase, gathering and selection), median of ``--repeats`` calls, wall clock. Next to
+narrow phase, gathering and selection), median of ``--repeats`` calls, wall clock and CPU
+time of the process (the machine is shared: the wall clock includes waiting for a core). Next to
 it, in the same process: one Newton iteration of a clamped straight P1 rod with the same
 number of elements (Jacobian assembly + LU factor/solve + residual, through the SNES
 callbacks of :class:`~fe_rodcontact.statics.StaticProblem`: ``RodIteration`` of
@@ -54,16 +55,21 @@ PER_TURN = 32
 SECTION = Section(EA=1e4, GA1=1e4, GA2=1e4, EI1=2, EI2=2, GJ=1.5, radius=RADIUS)
 
 
-def median_seconds(action: Callable[[], object], repeats: int) -> float:
-    """Median wall time of ``repeats`` calls (after one untimed call)."""
+def median_seconds(action: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median wall and CPU time of ``repeats`` calls (after one untimed call), max over ranks.
+
+    On a shared machine the wall clock includes time spent waiting for a core; the CPU time
+    of the process does not.
+    """
     action()
-    times = []
+    walls, cpus = [], []
     for _ in range(repeats):
         MPI.COMM_WORLD.barrier()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action()
-        times.append(MPI.COMM_WORLD.allreduce(time.perf_counter() - start, op=MPI.MAX))
-    return float(np.median(times))
+        walls.append(MPI.COMM_WORLD.allreduce(time.perf_counter() - start, op=MPI.MAX))
+        cpus.append(MPI.COMM_WORLD.allreduce(time.process_time() - cpu, op=MPI.MAX))
+    return float(np.median(walls)), float(np.median(cpus))
 
 
 def helix_scene(elements: int) -> list[Curve]:
@@ -94,8 +100,8 @@ def soup_scene(elements: int, seed: int = 1) -> list[Curve]:
     return curves
 
 
-def newton_iteration_seconds(elements: int, repeats: int) -> float:
-    """Median wall time of one Newton iteration of a straight clamped P1 rod of ``elements``.
+def newton_iteration_seconds(elements: int, repeats: int) -> tuple[float, float]:
+    """Median wall and CPU time of one Newton iteration of a straight clamped P1 rod.
 
     ``RodIteration`` of ``bench_newton_iteration.py``: Jacobian assembly, LU factor/solve and
     residual through the SNES callbacks (same number of elements and dofs, hence the same
@@ -103,7 +109,10 @@ def newton_iteration_seconds(elements: int, repeats: int) -> float:
     """
     iteration = RodIteration(make_rods(elements, 1))
     times = [iteration.iteration() for _ in range(repeats)]
-    return float(np.median([sum(t[0] for t in parts) for parts in times]))
+    return (
+        float(np.median([sum(t[0] for t in parts) for parts in times])),
+        float(np.median([sum(t[1] for t in parts) for parts in times])),
+    )
 
 
 def main() -> None:
@@ -115,7 +124,7 @@ def main() -> None:
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     rows = []
-    newton_seconds: dict[int, float] = {}
+    newton_seconds: dict[int, tuple[float, float]] = {}
     for size in args.sizes:
         for scene in args.scenes:
             curves = helix_scene(size) if scene == "helix" else soup_scene(size)
@@ -131,46 +140,63 @@ def main() -> None:
             u = dolfinx.fem.Function(dolfinx.fem.functionspace(rods.mesh, element))
             search = ContactSearch(rods, u, [RADIUS] * rods.num_rods, margin=MARGIN)
             found = search.find()
-            seconds = median_seconds(search.find, args.repeats)
+            seconds, cpu = median_seconds(search.find, args.repeats)
             stats = search.statistics
             sent = comm.allreduce(stats.bytes_sent)
             candidates = comm.allreduce(stats.candidates)
             phases = {k: comm.allreduce(v, op=MPI.MAX) for k, v in stats.seconds.items()}
-            newton = newton_seconds.get(size, float("nan"))
-            rows.append((scene, total, len(found), candidates, seconds, newton, sent, phases))
+            newton, newton_cpu = newton_seconds.get(size, (float("nan"), float("nan")))
+            rows.append(
+                (
+                    scene,
+                    total,
+                    len(found),
+                    candidates,
+                    seconds,
+                    newton,
+                    cpu,
+                    newton_cpu,
+                    sent,
+                    phases,
+                )
+            )
             if comm.rank == 0:  # as it comes: the largest sizes take minutes
                 print(
                     f"{scene} {total}: detection {1e3 * seconds:.3g} ms, Newton iteration "
-                    f"{1e3 * newton:.4g} ms, ratio {seconds / newton:.3f}, {sent} bytes sent",
+                    f"{1e3 * newton:.4g} ms, ratio {seconds / newton:.3f} (CPU {1e3 * cpu:.3g} / "
+                    f"{1e3 * newton_cpu:.4g} ms = {cpu / newton_cpu:.3f}), {sent} bytes sent",
                     flush=True,
                 )
     if comm.rank == 0:
         print(f"ranks: {comm.size}")
         print(
             "| scene | elements | contacts | candidates | detection ms | Newton it. ms | "
-            "ratio | bytes sent/step | segments/exchange/broad/narrow/select ms |"
+            "ratio | CPU: detection / Newton ms | CPU ratio | bytes sent/step | "
+            "segments/exchange/broad/narrow/select ms |"
         )
-        print("|---|---|---|---|---|---|---|---|---|")
-        for scene, total, n, candidates, seconds, newton, sent, phases in rows:
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for scene, total, n, candidates, seconds, newton, cpu, newton_cpu, sent, phases in rows:
             parts = "/".join(
                 f"{1e3 * phases[k]:.2g}"
                 for k in ("segments", "exchange", "broad", "narrow", "select")
             )
             print(
                 f"| {scene} | {total} | {n} | {candidates} | {1e3 * seconds:.3g} | "
-                f"{1e3 * newton:.4g} | {seconds / newton:.3f} | {sent} | {parts} |"
+                f"{1e3 * newton:.4g} | {seconds / newton:.3f} | {1e3 * cpu:.3g} / "
+                f"{1e3 * newton_cpu:.4g} | {cpu / newton_cpu:.3f} | {sent} | {parts} |"
             )
         for scene in args.scenes:
-            sizes = [(t, s) for sc, t, _, _, s, *_ in rows if sc == scene]
-            if len(sizes) >= 2:
-                (n0, t0), (n1, t1) = sizes[0], sizes[-1]
-                big = [(t, s) for t, s in sizes if t >= 10000]
-                if len(big) >= 2:
-                    (n0, t0), (n1, t1) = big[0], big[-1]
-                print(
-                    f"{scene}: cost exponent between {n0} and {n1} elements: "
-                    f"{np.log(t1 / t0) / np.log(n1 / n0):.3f}"
-                )
+            for label, column in (("wall", 4), ("CPU", 6)):
+                sizes = [(row[1], row[column]) for row in rows if row[0] == scene]
+                if len(sizes) >= 2:
+                    (n0, t0), (n1, t1) = sizes[0], sizes[-1]
+                    big = [(t, s) for t, s in sizes if t >= 10000]
+                    if len(big) >= 2:
+                        (n0, t0), (n1, t1) = big[0], big[-1]
+                    print(
+                        f"{scene}: cost exponent ({label}) between {n0} and {n1} elements: "
+                        f"{np.log(t1 / t0) / np.log(n1 / n0):.3f}"
+                    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.compiled import segment_bounds
+from fe_rodcontact.contact.compiled import segment_bounds, segment_boxes, smooth_coefficients
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
 
@@ -172,6 +172,18 @@ class SegmentArrays:
     def _bounds(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Computed once per segment set (the arrays never change)."""
         return segment_bounds(self.coefficients)
+
+    def boxes(self) -> tuple[FloatArray, FloatArray]:
+        """Axis-aligned boxes (low, high) holding each segment on [0, 1] (not inflated).
+
+        The box of the Bézier control points: the curve lies in their convex hull.
+        """
+        return self._boxes
+
+    @functools.cached_property
+    def _boxes(self) -> tuple[FloatArray, FloatArray]:
+        """Computed once per segment set (the arrays never change)."""
+        return segment_boxes(self.coefficients)
 
 
 class Centreline:
@@ -376,12 +388,11 @@ class Centreline:
         g = self._geometry_dofs
         sent = 0
         if self._representation == "polyline":
-            nodes = x[g[:, :2]]
+            coefficients = power_coefficients(x[g[:, :2]], "polyline")
         elif self._representation == "p2":
-            nodes = x[g[:, :3]]
+            coefficients = power_coefficients(x[g[:, :3]], "p2")
         else:
-            nodes, sent = self._control_points(x)
-        coefficients = power_coefficients(nodes, self._representation)
+            coefficients, sent = self._smooth_coefficients(x)
         return (
             SegmentArrays(
                 self._rod,
@@ -396,14 +407,14 @@ class Centreline:
             sent,
         )
 
-    def _control_points(self, x: FloatArray) -> tuple[FloatArray, int]:
+    def _smooth_coefficients(self, x: FloatArray) -> tuple[FloatArray, int]:
+        """Coefficients of the smooth segments (one compiled pass), and the halo bytes sent."""
         comm = self._rods.comm
         outgoing = [x[g] for g in self._provide_geometry]
         sent = sum(v.nbytes for v in outgoing)
         incoming = comm.alltoall(outgoing) if comm.size > 1 else []
         values = np.concatenate([x[self._local_geometry], *incoming, np.zeros((1, 3))])
-        nodes = values[self._control_position].reshape(-1, 4, 3)
-        before, after = self._phantom_before, self._phantom_after
-        nodes[before, 0] = 2 * nodes[before, 1] - nodes[before, 2]
-        nodes[after, 3] = 2 * nodes[after, 2] - nodes[after, 1]
-        return nodes, sent
+        coefficients = smooth_coefficients(
+            values, self._control_position, self._phantom_before, self._phantom_after
+        )
+        return coefficients, sent

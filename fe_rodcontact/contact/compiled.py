@@ -6,11 +6,15 @@ runs them without the intermediate arrays. The algorithms are those of the vecto
 reference in :mod:`fe_rodcontact.contact.closest` (which the tests compare against, and which
 ``ContactSearch.find(brute_force=True)`` uses):
 
-- :func:`near_pairs`: a uniform grid of cells of size 2·max(reach) + margin (segments sorted
-  by cell; each occupied cell is paired with itself and its 13 "forward" neighbours, so every
-  unordered pair is visited once), then per pair: bounding spheres, allowed rod pair, owner of
-  the segment with the smaller (rod, element) key, self-contact exclusion, and the chord lower
-  bound (chord distance − deviations of the curves from their chords − radii ≤ margin).
+- :func:`near_pairs`: a uniform grid whose cells are, along each axis, as long as the largest
+  grown box (boxes counting-sorted by the cell of their lower corner; each cell is paired with
+  itself and its 13 "forward" neighbours, so every unordered pair is visited once), then per
+  pair: boxes, bounding spheres, allowed rod pair, owner of the segment with the smaller
+  (rod, element) key, self-contact exclusion, and the chord lower bound (chord distance −
+  deviations of the curves from their chords − radii ≤ margin).
+- :func:`segment_bounds`, :func:`segment_boxes`, :func:`smooth_coefficients`: per-segment
+  passes in one loop each; :func:`spheres_reaching`, :func:`boxes_overlapping`: the filters of
+  the parallel exchange.
 - :func:`narrow_pairs`: per candidate, point or line contact as in
   ``ContactSearch._narrow_numpy``, with the same projected Newton on ½|r_b − r_a|² (step
   shortened to the box) as :mod:`~fe_rodcontact.contact.closest`; it returns only what lies
@@ -23,7 +27,16 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["halves_bounds", "narrow_pairs", "near_pairs", "segment_bounds"]
+__all__ = [
+    "boxes_overlapping",
+    "halves_bounds",
+    "narrow_pairs",
+    "near_pairs",
+    "segment_bounds",
+    "segment_boxes",
+    "smooth_coefficients",
+    "spheres_reaching",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -162,9 +175,62 @@ def _excluded(
 
 
 @numba.njit(cache=True)
+def _grid(
+    low: FloatArray, high: FloatArray, limit: int
+) -> tuple[IntArray, IntArray, IntArray, int, int]:
+    """Counting sort of boxes into a dense grid by their lower corners.
+
+    Cells are as large, along each axis, as the largest box (slightly more, so that rounding
+    cannot put two overlapping boxes two cells apart), and coarser when the grid would have
+    more than ``limit`` cells. The grid is padded by one empty cell on each side, so that a
+    neighbour's linear index never wraps onto another row.
+
+    Returns:
+        order (segments sorted by cell), cell of each sorted segment, start of each cell in
+        the sorted order (cells + 1 entries), nx, ny.
+    """
+    n = low.shape[0]
+    origin = np.empty(3)
+    size = np.empty(3)
+    for k in range(3):
+        origin[k] = low[:, k].min()
+        largest = 0.0
+        for i in range(n):
+            largest = max(largest, high[i, k] - low[i, k])
+        size[k] = largest * (1.0 + 1e-9) + 1e-300
+    extent = np.empty(3, dtype=np.int64)
+    while True:
+        for k in range(3):
+            extent[k] = np.int64((low[:, k].max() - origin[k]) / size[k]) + 1
+        nx, ny, nz = extent[0] + 2, extent[1] + 2, extent[2] + 2
+        cells = nx * ny * nz
+        if cells <= limit:
+            break
+        size *= 1.25 * (cells / limit) ** (1.0 / 3.0)
+    ids = np.empty(n, dtype=np.int64)
+    start = np.zeros(cells + 1, dtype=np.int64)
+    for i in range(n):
+        x = np.int64((low[i, 0] - origin[0]) / size[0])
+        y = np.int64((low[i, 1] - origin[1]) / size[1])
+        z = np.int64((low[i, 2] - origin[2]) / size[2])
+        ids[i] = (x + 1) + nx * ((y + 1) + ny * (z + 1))
+        start[ids[i] + 1] += 1
+    for c in range(cells):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[fill[ids[i]]] = i
+        fill[ids[i]] += 1
+    return order, ids[order], start, nx, ny
+
+
+@numba.njit(cache=True)
 def near_pairs(
     centre: FloatArray,
     reach: FloatArray,
+    low: FloatArray,
+    high: FloatArray,
     margin: float,
     rod: IntArray,
     element: IntArray,
@@ -182,9 +248,10 @@ def near_pairs(
 ) -> tuple[IntArray, IntArray]:
     """Candidate segment pairs (first, second) for this rank's narrow phase.
 
-    Returns the pairs whose bounding spheres overlap (within the margin), whose rods may
-    touch, whose first segment (smaller key) this rank owns, which self-contact exclusion keeps,
-    and whose chord lower bound is within the margin.
+    Returns the pairs whose inflated boxes (``low``, ``high``: each segment's box, already
+    grown by its radius and half the margin) and bounding spheres overlap (within the margin),
+    whose rods may touch, whose first segment (smaller key) this rank owns, which self-contact
+    exclusion keeps, and whose chord lower bound is within the margin.
     """
     n = centre.shape[0]
     first = np.empty(max(16, 4 * n), dtype=np.int64)
@@ -192,38 +259,21 @@ def near_pairs(
     count = 0
     if n < 2:
         return first[:0], second[:0]
-    size = 2.0 * reach.max() + margin
-    low = np.empty(3)
-    for k in range(3):
-        low[k] = centre[:, k].min()
-    cells = np.empty((n, 3), dtype=np.int64)
-    extent = np.zeros(3, dtype=np.int64)
-    for i in range(n):
-        for k in range(3):
-            cell = np.int64((centre[i, k] - low[k]) / size)
-            cells[i, k] = cell
-            if cell + 1 > extent[k]:
-                extent[k] = cell + 1
-    nx, ny = extent[0] + 2, extent[1] + 2
-    ids = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        ids[i] = (cells[i, 0] + 1) + nx * ((cells[i, 1] + 1) + ny * (cells[i, 2] + 1))
-    order = np.argsort(ids, kind="mergesort")
-    sorted_ids = ids[order]
-    # Occupied cells as (id, start, stop) in the sorted order.
-    unique = np.empty(n, dtype=np.int64)
-    starts = np.empty(n + 1, dtype=np.int64)
-    m = 0
+    order, cell, start, nx, ny = _grid(low, high, max(8 * n, 1 << 16))
+    # Boxes and spheres in the sorted order: the inner loop reads contiguous memory.
+    box = np.empty((n, 6))
+    sphere = np.empty((n, 4))
     for k in range(n):
-        if k == 0 or sorted_ids[k] != sorted_ids[k - 1]:
-            unique[m] = sorted_ids[k]
-            starts[m] = k
-            m += 1
-    starts[m] = n
-    unique = unique[:m]
-    # 13 forward neighbour offsets (and the cell itself, handled apart).
-    offsets = np.empty(13, dtype=np.int64)
-    q = 0
+        i = order[k]
+        for d in range(3):
+            box[k, d] = low[i, d]
+            box[k, 3 + d] = high[i, d]
+            sphere[k, d] = centre[i, d]
+        sphere[k, 3] = reach[i]
+    # The cell itself (offset 0) and its 13 forward neighbours: each unordered pair once.
+    offsets = np.empty(14, dtype=np.int64)
+    offsets[0] = 0
+    q = 1
     for dz in (-1, 0, 1):
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
@@ -231,57 +281,56 @@ def near_pairs(
                 if linear > 0:
                     offsets[q] = linear
                     q += 1
-    for c in range(m):
+    for ki in range(n):
         for o in range(14):
-            if o == 13:
-                other = c
-            else:
-                target = unique[c] + offsets[o]
-                other = int(np.searchsorted(unique, target))
-                if other >= m or unique[other] != target:
+            target = cell[ki] + offsets[o]
+            begin = ki + 1 if o == 0 else start[target]
+            for kj in range(begin, start[target + 1]):
+                if (
+                    box[kj, 0] > box[ki, 3]
+                    or box[ki, 0] > box[kj, 3]
+                    or box[kj, 1] > box[ki, 4]
+                    or box[ki, 1] > box[kj, 4]
+                    or box[kj, 2] > box[ki, 5]
+                    or box[ki, 2] > box[kj, 5]
+                ):
                     continue
-            for ki in range(starts[c], starts[c + 1]):
-                i = order[ki]
-                begin = starts[other]
-                if other == c:
-                    begin = ki + 1
-                for kj in range(begin, starts[other + 1]):
-                    j = order[kj]
-                    dx0 = centre[i, 0] - centre[j, 0]
-                    dx1 = centre[i, 1] - centre[j, 1]
-                    dx2 = centre[i, 2] - centre[j, 2]
-                    limit = reach[i] + reach[j] + margin
-                    if dx0 * dx0 + dx1 * dx1 + dx2 * dx2 > limit * limit:
-                        continue
-                    ri, rj = rod[i], rod[j]
-                    if not allowed[ri, rj]:
-                        continue
-                    a, b = i, j
-                    if rj < ri or (rj == ri and element[j] < element[i]):
-                        a, b = j, i
-                    if owner[a] != rank:
-                        continue
-                    if ri == rj and _excluded(
-                        s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
-                    ):
-                        continue
-                    ax, ay, az, ux, uy, uz = _chord(coefficients, a)
-                    bx, by, bz, vx, vy, vz = _chord(coefficients, b)
-                    distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
-                    bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
-                    if bound > margin:
-                        continue
-                    if _halves_bound(coefficients, a, b) - radius[a] - radius[b] > margin:
-                        continue
-                    if count == first.shape[0]:
-                        grown_first = np.empty(2 * count, dtype=np.int64)
-                        grown_second = np.empty(2 * count, dtype=np.int64)
-                        grown_first[:count] = first
-                        grown_second[:count] = second
-                        first, second = grown_first, grown_second
-                    first[count] = a
-                    second[count] = b
-                    count += 1
+                dx0 = sphere[ki, 0] - sphere[kj, 0]
+                dx1 = sphere[ki, 1] - sphere[kj, 1]
+                dx2 = sphere[ki, 2] - sphere[kj, 2]
+                limit = sphere[ki, 3] + sphere[kj, 3] + margin
+                if dx0 * dx0 + dx1 * dx1 + dx2 * dx2 > limit * limit:
+                    continue
+                i, j = order[ki], order[kj]
+                ri, rj = rod[i], rod[j]
+                if not allowed[ri, rj]:
+                    continue
+                a, b = i, j
+                if rj < ri or (rj == ri and element[j] < element[i]):
+                    a, b = j, i
+                if owner[a] != rank:
+                    continue
+                if ri == rj and _excluded(
+                    s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
+                ):
+                    continue
+                ax, ay, az, ux, uy, uz = _chord(coefficients, a)
+                bx, by, bz, vx, vy, vz = _chord(coefficients, b)
+                distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
+                bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
+                if bound > margin:
+                    continue
+                if _halves_bound(coefficients, a, b) - radius[a] - radius[b] > margin:
+                    continue
+                if count == first.shape[0]:
+                    grown_first = np.empty(2 * count, dtype=np.int64)
+                    grown_second = np.empty(2 * count, dtype=np.int64)
+                    grown_first[:count] = first
+                    grown_second[:count] = second
+                    first, second = grown_first, grown_second
+                first[count] = a
+                second[count] = b
+                count += 1
     return first[:count], second[:count]
 
 
@@ -495,3 +544,150 @@ def segment_bounds(coefficients: FloatArray) -> tuple[FloatArray, FloatArray, Fl
         radius[p] = np.sqrt(a1) / 2 + np.sqrt(a2) / 4 + np.sqrt(a3) / 8
         deviation[p] = np.sqrt(c2) / 4 + 0.3849001794597505 * np.sqrt(c3)
     return centre, radius, deviation
+
+
+@numba.njit(cache=True)
+def segment_boxes(coefficients: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per segment: the axis-aligned box (low, high) of its Bézier control points.
+
+    The cubic's Bernstein control points are c₀, c₀ + c₁/3, c₀ + (2c₁ + c₂)/3 and
+    c₀ + c₁ + c₂ + c₃; the curve on [0, 1] lies in their convex hull, hence in this box.
+    """
+    n = coefficients.shape[0]
+    low = np.empty((n, 3))
+    high = np.empty((n, 3))
+    for p in range(n):
+        for k in range(3):
+            c0, c1, c2, c3 = (
+                coefficients[p, 0, k],
+                coefficients[p, 1, k],
+                coefficients[p, 2, k],
+                coefficients[p, 3, k],
+            )
+            b1 = c0 + c1 / 3.0
+            b2 = c0 + (2.0 * c1 + c2) / 3.0
+            b3 = c0 + c1 + c2 + c3
+            low[p, k] = min(min(c0, b1), min(b2, b3))
+            high[p, k] = max(max(c0, b1), max(b2, b3))
+    return low, high
+
+
+@numba.njit(cache=True)
+def smooth_coefficients(
+    values: FloatArray,
+    position: IntArray,
+    phantom_before: npt.NDArray[np.bool_],
+    phantom_after: npt.NDArray[np.bool_],
+) -> FloatArray:
+    """Power-basis coefficients (n, 4, 3) of the smooth (cubic B-spline) segments.
+
+    Segment p has the control points ``values[position[4p + j]]``, j = 0 … 3 (nodes k−1, k,
+    k+1, k+2); a phantom node k−1 (k+2) is the mirror of k+1 (k) through the end node k
+    (k+1). Same formulas as :func:`~fe_rodcontact.contact.centreline.power_coefficients`
+    with ``"smooth"``, in one pass without intermediate arrays.
+    """
+    n = phantom_before.shape[0]
+    c = np.empty((n, 4, 3))
+    for p in range(n):
+        i0, i1 = position[4 * p], position[4 * p + 1]
+        i2, i3 = position[4 * p + 2], position[4 * p + 3]
+        for k in range(3):
+            p1 = values[i1, k]
+            p2 = values[i2, k]
+            p0 = 2.0 * p1 - p2 if phantom_before[p] else values[i0, k]
+            p3 = 2.0 * p2 - p1 if phantom_after[p] else values[i3, k]
+            c[p, 0, k] = (p0 + 4 * p1 + p2) / 6
+            c[p, 1, k] = (p2 - p0) / 2
+            c[p, 2, k] = (p0 - 2 * p1 + p2) / 2
+            c[p, 3, k] = (-p0 + 3 * p1 - 3 * p2 + p3) / 6
+    return c
+
+
+@numba.njit(cache=True)
+def _sweep_axis(low: FloatArray, high: FloatArray) -> int:
+    """The axis along which the widest box is smallest relative to the spread of the boxes."""
+    best, axis = np.inf, 0
+    for k in range(3):
+        widest = 0.0
+        for b in range(low.shape[0]):
+            widest = max(widest, high[b, k] - low[b, k])
+        spread = low[:, k].max() - low[:, k].min()
+        ratio = widest / max(spread, 1e-300)
+        if ratio < best:
+            best, axis = ratio, k
+    return axis
+
+
+@numba.njit(cache=True)
+def spheres_reaching(
+    centre: FloatArray, reach: FloatArray, low: FloatArray, high: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each sphere (centre, reach) reaches into at least one box (low, high).
+
+    The boxes are sorted by their lower coordinate along a sweep axis (the one along which the
+    widest box is smallest relative to the boxes' spread); a sphere only looks at the boxes
+    whose lower coordinate lies within its reach plus the widest box of its own.
+    """
+    n, m = centre.shape[0], low.shape[0]
+    hit = np.zeros(n, dtype=np.bool_)
+    if m == 0:
+        return hit
+    a = _sweep_axis(low, high)
+    order = np.argsort(low[:, a])
+    start_x = low[order, a]
+    widest = 0.0
+    for b in range(m):
+        widest = max(widest, high[b, a] - low[b, a])
+    for i in range(n):
+        r = reach[i]
+        begin = np.searchsorted(start_x, centre[i, a] - r - widest)
+        stop = np.searchsorted(start_x, centre[i, a] + r, side="right")
+        for k in range(begin, stop):
+            b = order[k]
+            distance2 = 0.0
+            for d in range(3):
+                x = centre[i, d]
+                if x < low[b, d]:
+                    distance2 += (low[b, d] - x) ** 2
+                elif x > high[b, d]:
+                    distance2 += (x - high[b, d]) ** 2
+            if distance2 <= r * r:
+                hit[i] = True
+                break
+    return hit
+
+
+@numba.njit(cache=True)
+def boxes_overlapping(
+    low: FloatArray, high: FloatArray, other_low: FloatArray, other_high: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each box (low, high) overlaps at least one of the other boxes.
+
+    The same sweep as :func:`spheres_reaching`.
+    """
+    n, m = low.shape[0], other_low.shape[0]
+    hit = np.zeros(n, dtype=np.bool_)
+    if m == 0:
+        return hit
+    a = _sweep_axis(other_low, other_high)
+    order = np.argsort(other_low[:, a])
+    start_x = other_low[order, a]
+    widest = 0.0
+    for b in range(m):
+        widest = max(widest, other_high[b, a] - other_low[b, a])
+    for i in range(n):
+        begin = np.searchsorted(start_x, low[i, a] - widest)
+        stop = np.searchsorted(start_x, high[i, a], side="right")
+        for k in range(begin, stop):
+            b = order[k]
+            if (
+                other_low[b, 0] <= high[i, 0]
+                and other_high[b, 0] >= low[i, 0]
+                and other_low[b, 1] <= high[i, 1]
+                and other_high[b, 1] >= low[i, 1]
+                and other_low[b, 2] <= high[i, 2]
+                and other_high[b, 2] >= low[i, 2]
+            ):
+                hit[i] = True
+                break
+    return hit

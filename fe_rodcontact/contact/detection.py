@@ -7,16 +7,20 @@ and tangency residuals d·r_a'(s_a), d·r_b'(s_b) (paper eq. 9). The result
 (:class:`RawContacts`) is identical on every rank.
 
 **Broad phase.** Each owned segment gets a bounding sphere (centre r(½), a radius bounding the
-polynomial, inflated by the rod radius). A uniform grid of cells of the largest inflated
-diameter plus the margin finds the spheres within the margin of each other; the pairs of rods
-allowed to touch, outside the self-contact exclusion and within the chord lower bound go on to
-the narrow phase. Grid and narrow phase run as numba-compiled loops
+polynomial, inflated by the rod radius) and a box (that of its Bézier control points, grown by
+the rod radius and half the margin). A uniform grid whose cells are, along each axis, as long
+as the largest box finds the overlapping boxes; pairs whose spheres are within the margin of
+each other, whose rods may touch, outside the self-contact exclusion and within the chord
+lower bound go on to the narrow phase. Grid and narrow phase run as numba-compiled loops
 (:mod:`~fe_rodcontact.contact.compiled`); ``find(brute_force=True)`` runs the same tests on all
 pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/contact.md).
 
-**Parallel.** Every rank knows the axis-aligned boxes of all ranks' inflated spheres (one
-allgather of 6 numbers per rank) and sends another rank only its segments whose spheres reach
-into that rank's box (one alltoall). A pair of segments on ranks p and q is evaluated once, by
+**Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
+owned elements of one rod, boxes around groups of :data:`CLUSTER` of those, and so on up to at
+most :data:`CLUSTER` boxes. The top level is allgathered; going down, a rank sends another only
+its boxes that overlap the boxes that rank sent it one level up (one alltoall per level), and
+finally only its segments whose spheres reach into the other rank's lowest-level boxes that it
+received. A pair of segments on ranks p and q is evaluated once, by
 the owner of the segment with the smaller (rod, element) key; the (few) results are then
 gathered on every rank, where the same deterministic filtering runs.
 
@@ -84,6 +88,9 @@ MODE_POINT, MODE_LINE = 0, 1
 """Point contact (closest points) or one Gauss point of a line contact."""
 
 _INTERIOR, _LOW, _HIGH, _END = 0, 1, 2, 3
+
+CLUSTER = 32
+"""Consecutive owned segments per cluster box in the parallel exchange."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +204,27 @@ class SearchStatistics:
     candidates: int = 0
     bytes_sent: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _cluster_starts(rod: IntArray, element: IntArray, size: int) -> IntArray:
+    """Starts of runs of at most ``size`` consecutive elements of one rod, in the given order."""
+    n = len(rod)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (rod[1:] != rod[:-1]) | (element[1:] != element[:-1] + 1)
+    run_start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    new |= (np.arange(n) - run_start) % size == 0
+    return np.flatnonzero(new)
+
+
+def _reduce_boxes(
+    low: FloatArray, high: FloatArray, starts: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """Boxes around the runs of boxes beginning at ``starts``."""
+    if len(low) == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3))
+    return np.minimum.reduceat(low, starts, axis=0), np.maximum.reduceat(high, starts, axis=0)
 
 
 def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
@@ -417,26 +445,48 @@ class ContactSearch:
             return local, owner, 0
         centre, rho = local.bounding_spheres()
         reach = rho + local.radius + 0.5 * self._margin
-        if len(local):
-            box = np.concatenate(
-                [(centre - reach[:, None]).min(0), (centre + reach[:, None]).max(0)]
-            )
-        else:
-            box = np.array([np.inf] * 3 + [-np.inf] * 3)
-        boxes = comm.allgather(box)
+        # Boxes in levels: level 0 are stretches of at most CLUSTER consecutive elements of one
+        # rod in the local order (a box around two far-apart pieces of rod would let everything
+        # through); level k + 1 groups CLUSTER boxes of level k, up to at most CLUSTER boxes.
+        low, high = centre - reach[:, None], centre + reach[:, None]
+        starts = _cluster_starts(local.rod, local.element, CLUSTER)
+        levels = [_reduce_boxes(low, high, starts)]
+        while len(levels[-1][0]) > CLUSTER:
+            levels.append(_reduce_boxes(*levels[-1], np.arange(0, len(levels[-1][0]), CLUSTER)))
+        depth = comm.allreduce(len(levels), op=MPI.MAX)
+        while len(levels) < depth:
+            levels.append(levels[-1])
+        # The top level goes to every rank; below, each rank sends another only its boxes that
+        # overlap the boxes that rank sent it one level up (the boxes around two segments
+        # within the margin of each other overlap at every level).
+        top = np.hstack(levels[-1])
+        received: list[FloatArray | None] = list(comm.allgather(top))
+        sent = top.nbytes * (comm.size - 1)
+        for level in reversed(levels[:-1]):
+            boxes_out: list[FloatArray | None] = []
+            for q, theirs in enumerate(received):
+                hit = (
+                    compiled.boxes_overlapping(level[0], level[1], theirs[:, :3], theirs[:, 3:])
+                    if q != comm.rank and theirs is not None and not everything
+                    else np.zeros(len(level[0]), dtype=bool)
+                )
+                boxes_out.append(np.hstack([level[0][hit], level[1][hit]]) if hit.any() else None)
+            sent += sum(b.nbytes for b in boxes_out if b is not None)
+            received = comm.alltoall(boxes_out)
+        # Last, the segments whose spheres reach into one of the other's level-0 boxes.
         outgoing: list[tuple[FloatArray, ...] | None] = []
-        for q, other in enumerate(boxes):
+        for q, clusters in enumerate(received):
             if q == comm.rank:
                 outgoing.append(None)
                 continue
             if everything:
                 hit = np.ones(len(local), dtype=bool)
+            elif clusters is None:
+                hit = np.zeros(len(local), dtype=bool)
             else:
-                # Sphere against box: the distance from the centre to the box ≤ reach.
-                nearest = np.clip(centre, other[:3], other[3:])
-                hit = np.linalg.norm(centre - nearest, axis=1) <= reach
+                hit = compiled.spheres_reaching(centre, reach, clusters[:, :3], clusters[:, 3:])
             outgoing.append(local.take(np.flatnonzero(hit)).pack() if hit.any() else None)
-        sent = sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
+        sent += sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
         incoming = comm.alltoall(outgoing)
         parts, owners = [local], [owner]
         for q, pack in enumerate(incoming):
@@ -460,10 +510,17 @@ class ContactSearch:
         centre, rho, bulge = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
+        # Boxes of the Bézier control points grown by the radius and half the margin: two
+        # segments within the margin have overlapping grown boxes.
+        low, high = segments.boxes()
+        grow = (segments.radius + 0.5 * self._margin)[:, None]
+        low, high = low - grow, high + grow
         if not everything:
             return compiled.near_pairs(
                 centre,
                 reach,
+                low,
+                high,
                 self._margin,
                 segments.rod,
                 segments.element,
@@ -482,6 +539,7 @@ class ContactSearch:
         # Brute force (the reference for tests): every pair of segments, same tests.
         i, j = np.triu_indices(n, k=1)
         close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+        close &= np.all((low[i] <= high[j]) & (low[j] <= high[i]), axis=1)
         i, j = i[close], j[close]
         rod_i, rod_j = segments.rod[i], segments.rod[j]
         keep = self._allowed[rod_i, rod_j]
@@ -821,14 +879,15 @@ class ContactSearch:
             rows, node = rows[order], node[order]
             tolerance = 1e-7 * np.maximum(h[rod[rows]], h[other_rod[rows]])
             has_partner = np.zeros(len(rows), dtype=bool)
+            row_group, row_clamp, row_s = group[rows], clamp[rows], other_s[rows]
             for shift in (1, 2, 3):
                 later, earlier = slice(shift, None), slice(None, -shift)
                 for this, that in ((later, earlier), (earlier, later)):
                     has_partner[this] |= (
-                        np.all(group[rows[this]] == group[rows[that]], axis=1)
+                        np.all(row_group[this] == row_group[that], axis=1)
                         & (node[this] == node[that])
-                        & (clamp[rows[this]] != clamp[rows[that]])
-                        & (np.abs(other_s[rows[this]] - other_s[rows[that]]) <= tolerance[this])
+                        & (row_clamp[this] != row_clamp[that])
+                        & (np.abs(row_s[this] - row_s[that]) <= tolerance[this])
                     )
             keep[rows[~has_partner]] = False
         # Merge: point contacts of the same rods closer than half an element in both s_a and
