@@ -41,16 +41,22 @@ and the time derivative of the no-slip condition at the moving contact point). T
 averaged over the first three steps, is compared with it sample by sample, and the closed
 form, being cheap, also gives the fractions of 10⁵ crossings.
 
-Usage::
+Each run appends one CSV row per crossing (flushed, so an interrupted run keeps what it did);
+``--first`` continues a seed's stream of crossings in another run. Usage::
 
-    python benchmarks/sample_rolling_fraction.py --regime inertia --samples 200
-    python benchmarks/sample_rolling_fraction.py --regime press --samples 200 --rigid 100000
+    python benchmarks/sample_rolling_fraction.py --regime inertia --samples 100 --out f.csv
+    python benchmarks/sample_rolling_fraction.py --regime inertia --samples 100 --first 100 \
+        --out f.csv
+    python benchmarks/sample_rolling_fraction.py --regime press --samples 20000 --rigid-only \
+        --seed 12 --out rigid.csv
+    python benchmarks/sample_rolling_fraction.py --summarise f.csv rigid.csv
 """
 
 import argparse
-import json
+import csv
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from pathlib import Path
 
 from mpi4py import MPI
 
@@ -344,85 +350,103 @@ def cone_fractions(
     return p, np.sqrt(p * (1 - p) / max(n, 1)), n
 
 
-def _table(title: str, normal: FloatArray, tangential: FloatArray) -> dict[str, object]:
+COLUMNS = (
+    "regime", "seed", "index", "fe_normal", "fe_tangential", "fe_x", "fe_y", "fe_z",
+    "rigid_x", "rigid_y", "rigid_z", "error", "spread", "angle", "offset_a", "offset_b",
+)  # fmt: skip
+"""Per crossing: the FE force (mean of the steps; normal, tangential, and the force on rod b),
+the closed form's force on rod b, |FE − closed form|/|closed form|, the largest step's distance
+from the mean over |closed form|, and the crossing's geometry."""
+
+
+def _table(title: str, normal: FloatArray, tangential: FloatArray) -> None:
     p, se, n = cone_fractions(normal, tangential)
     print(f"{title}: {len(normal)} crossings, {n} pressing ({n / len(normal):.3f})")
     print("   k   measured ± se     1−1/√(1+k²)   0.5k/√(k²+1)")
     for k, f, e in zip(KS, p, se):
         hemisphere, seed = 1 - 1 / np.sqrt(1 + k * k), 0.5 * k / np.sqrt(k * k + 1)
         print(f"{k:5.1f}   {f:.4f} ± {e:.4f}    {hemisphere:.4f}        {seed:.4f}")
-    return {"crossings": len(normal), "pressing": n, "fraction": p.tolist(), "se": se.tolist()}
+
+
+def summarise(paths: list[str]) -> None:
+    """Print the fractions of the crossings in the CSV files written by :func:`main`."""
+    rows = []
+    for path in paths:
+        with open(path, newline="") as handle:
+            rows.extend(csv.DictReader(handle))
+    for regime in sorted({r["regime"] for r in rows}):
+        chosen = [r for r in rows if r["regime"] == regime]
+        data = {c: np.array([float(r[c]) for r in chosen]) for c in COLUMNS[3:]}
+        print(f"== {regime} ==")
+        if np.all(np.isfinite(data["fe_normal"])):
+            print(
+                f"FE vs closed form |Δλ|/|λ|: median {np.median(data['error']):.2e}, max "
+                f"{np.max(data['error']):.2e}; step spread median {np.median(data['spread']):.2e}"
+            )
+            _table("FE (rolling model)", data["fe_normal"], data["fe_tangential"])
+            fe_in = data["fe_tangential"] <= np.outer(KS, data["fe_normal"])
+            rigid_t = np.hypot(data["rigid_x"], data["rigid_y"])
+            rigid_in = rigid_t <= np.outer(KS, data["rigid_z"])
+            print(
+                "crossings on different sides of the cone (FE, closed form), per k:",
+                np.sum(fe_in != rigid_in, axis=1).tolist(),
+            )
+        _table("closed form", data["rigid_z"], np.hypot(data["rigid_x"], data["rigid_y"]))
+        pressing = data["rigid_z"] > 0
+        angle = np.degrees(np.arctan2(np.hypot(data["rigid_x"], data["rigid_y"]), data["rigid_z"]))
+        print(
+            "closed form: angle of the pressing forces from the normal, quartiles "
+            f"{np.percentile(angle[pressing], [25, 50, 75]).round(1).tolist()} deg"
+        )
 
 
 def main() -> None:
-    """Sample crossings of one regime, solve them, and print the fractions."""
+    """Sample crossings of one regime, solve them, and write one CSV row per crossing."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--regime", choices=sorted(REGIMES), default="inertia")
-    parser.add_argument("--samples", type=int, default=100, help="crossings solved by FE")
-    parser.add_argument("--rigid", type=int, default=0, help="crossings of the closed form")
+    parser.add_argument("--samples", type=int, default=100, help="crossings of this run")
+    parser.add_argument("--first", type=int, default=0, help="skip this many of the stream")
+    parser.add_argument("--rigid-only", action="store_true", help="closed form only, no FE")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--dt", type=float, default=1e-3)
-    parser.add_argument("--json", default=None, help="write the results here (rank 0)")
+    parser.add_argument("--out", default="rolling_fraction.csv", help="CSV (rank 0, appended)")
+    parser.add_argument("--summarise", nargs="+", default=None, help="only print these CSVs")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
+    if args.summarise:
+        if comm.rank == 0:
+            summarise(args.summarise)
+        return
     rng = np.random.default_rng(args.seed)
-    results: dict[str, object] = {"args": vars(args)}
-    crossings = [sample_crossing(rng, args.regime) for _ in range(args.samples)]
-    if crossings:
-        start = time.perf_counter()
-        fe, rigid, failed = [], [], 0
-        for crossing in crossings:
-            try:
-                fe.append(fe_contact_force(comm, crossing, dt=args.dt, steps=args.steps))
-            except Exception as error:
-                failed += 1
-                if comm.rank == 0:
-                    print("failed:", asdict(crossing), repr(error))
-                continue
-            rigid.append(rigid_contact_force(crossing))
-        seconds = time.perf_counter() - start
-        forces = np.array(fe)  # (samples, steps, 5)
-        mu = np.array(rigid)
-        mean = np.mean(forces, axis=1)  # the stiff modes' step-to-step content averages out
-        scale = np.linalg.norm(mu, axis=1)
-        error = np.linalg.norm(mean[:, 2:] + mu, axis=1) / scale  # records hold −μ
-        spread = np.max(np.linalg.norm(forces[:, :, 2:] - mean[:, None, 2:], axis=2), axis=1)
-        if comm.rank == 0:
-            print(f"{len(fe)} FE crossings in {seconds:.0f} s, {failed} failed")
-            print(
-                "FE (mean of the steps) vs rigid closed form, |Δλ|/|λ|: median "
-                f"{np.median(error):.2e}, max {np.max(error):.2e}; step-to-step spread "
-                f"/|λ|: median {np.median(spread / scale):.2e}"
-            )
-            results["fe"] = _table("FE (mean of the steps)", mean[:, 0], mean[:, 1])
-            results["fe_first"] = _table("FE (first step)", forces[:, 0, 0], forces[:, 0, 1])
-            tangential = np.hypot(mu[:, 0], mu[:, 1])
-            results["rigid_same"] = _table("closed form, same crossings", mu[:, 2], tangential)
-            results["error_median"] = float(np.median(error))
-            results["error_max"] = float(np.max(error))
-            results["failed"] = failed
-            results["seconds"] = seconds
-            changed = np.sum(
-                (mean[:, 1] <= np.outer(KS, mean[:, 0]))
-                != (np.hypot(mu[:, 0], mu[:, 1]) <= np.outer(KS, mu[:, 2])),
-                axis=1,
-            )
-            results["cone_disagreements"] = changed.tolist()
-            print(
-                "crossings FE and closed form put on different sides of the cone, per k:",
-                changed.tolist(),
-            )
-    if args.rigid:
-        many = [sample_crossing(rng, args.regime) for _ in range(args.rigid)]
-        mu = np.array([rigid_contact_force(c) for c in many])
-        if comm.rank == 0:
-            results["rigid"] = _table(
-                "closed form, more crossings", mu[:, 2], np.hypot(mu[:, 0], mu[:, 1])
-            )
-    if args.json and comm.rank == 0:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=1)
+    for _ in range(args.first):
+        sample_crossing(rng, args.regime)
+    new = comm.rank == 0 and not Path(args.out).exists()
+    handle = open(args.out, "a", newline="") if comm.rank == 0 else None
+    writer = csv.writer(handle) if handle else None
+    if writer and new:
+        writer.writerow(COLUMNS)
+    start = time.perf_counter()
+    for index in range(args.first, args.first + args.samples):
+        crossing = sample_crossing(rng, args.regime)
+        mu = rigid_contact_force(crossing)
+        fe = np.full(5, np.nan)
+        error = spread = np.nan
+        if not args.rigid_only:
+            forces = fe_contact_force(comm, crossing, dt=args.dt, steps=args.steps)
+            fe = np.mean(forces, axis=0)  # the stiff modes' step-to-step content averages out
+            scale = float(np.linalg.norm(mu))
+            error = float(np.linalg.norm(fe[2:] + mu)) / scale  # records hold −μ
+            spread = float(np.max(np.linalg.norm(forces[:, 2:] - fe[2:], axis=1))) / scale
+        if writer and handle:
+            writer.writerow(
+                [args.regime, args.seed, index, *fe[:2], *(-fe[2:]), *mu, error, spread,
+                 crossing.angle, *crossing.offsets]
+            )  # fmt: skip
+            handle.flush()
+    if handle:
+        handle.close()
+        print(f"{args.samples} crossings in {time.perf_counter() - start:.0f} s -> {args.out}")
 
 
 if __name__ == "__main__":
