@@ -55,6 +55,7 @@ Each run appends one CSV row per crossing (flushed, so an interrupted run keeps 
 import argparse
 import csv
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,7 @@ import numpy.typing as npt
 from fe_rodcontact.contact.rolling import RollingContact
 from fe_rodcontact.curves import straight
 from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.integrators import TimedLoad
 from fe_rodcontact.loads import DistributedForce
 from fe_rodcontact.mesh import create_rod_mesh
 from fe_rodcontact.rod import CosseratRod
@@ -267,6 +269,11 @@ def rigid_contact_force(crossing: Crossing) -> FloatArray:
     return np.linalg.solve(matrix, -base)
 
 
+def _constant(value: float) -> Callable[[float], float]:
+    """The history t ↦ value."""
+    return lambda t: float(value)
+
+
 def fe_contact_force(
     comm: MPI.Comm, crossing: Crossing, *, elements: int = 8, dt: float = 1e-3, steps: int = 3
 ) -> FloatArray:
@@ -291,10 +298,12 @@ def fe_contact_force(
     rods = create_rod_mesh(comm, curves, elements=elements)
     rod = CosseratRod(rods, SECTION)
     rolling = RollingContact(rod, friction_coefficient=1.0)
+    # Unit loads scaled by constant histories: the forms, and their JIT, are the same for all
+    # crossings (a load vector of literals would compile a new form for each one).
     loads = [
-        DistributedForce(tuple(crossing.load[i] / LENGTH), rods=(i,))
+        TimedLoad(DistributedForce(tuple(axis), rods=(i,)), _constant(crossing.load[i][j] / LENGTH))
         for i in range(2)
-        if np.any(crossing.load[i])
+        for j, axis in enumerate(np.eye(3))
     ]
     problem = DynamicProblem(
         rod,
