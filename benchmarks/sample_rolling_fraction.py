@@ -379,10 +379,14 @@ def _table(title: str, normal: FloatArray, tangential: FloatArray) -> None:
 
 def summarise(paths: list[str]) -> None:
     """Print the fractions of the crossings in the CSV files written by :func:`main`."""
-    rows = []
+    rows, seen = [], set()
     for path in paths:
         with open(path, newline="") as handle:
-            rows.extend(csv.DictReader(handle))
+            for row in csv.DictReader(handle):
+                key = (row["regime"], row["seed"], row["index"], row["fe_normal"] == "nan")
+                if key not in seen:  # a crossing solved again (continued runs) counts once
+                    seen.add(key)
+                    rows.append(row)
     for regime in sorted({r["regime"] for r in rows}):
         chosen = [r for r in rows if r["regime"] == regime]
         data = {c: np.array([float(r[c]) for r in chosen]) for c in COLUMNS[3:]}
