@@ -79,8 +79,10 @@ __all__ = [
     "REGIMES",
     "Crossing",
     "cone_fractions",
+    "explain",
     "fe_contact_force",
     "rigid_contact_force",
+    "rolling_system",
     "sample_crossing",
 ]
 
@@ -222,23 +224,20 @@ def _contact_point(centres: FloatArray, axes: FloatArray) -> FloatArray:
     return 0.5 * (centres[0] + s * axes[0] + centres[1] + t * axes[1])
 
 
-def rigid_contact_force(crossing: Crossing) -> FloatArray:
-    """The force μ on rod b (−μ on rod a) that keeps two rigid cylinders rolling, at t = 0.
+def rolling_system(crossing: Crossing) -> tuple[FloatArray, FloatArray]:
+    """The contact's compliance W and the relative acceleration a that rolling must undo.
 
-    Newton–Euler for each rod under its load and ∓μ at the contact point p, and the time
-    derivative of the no-slip condition w(p(t)) = 0 with w(x) = u_a(x) − u_b(x) the difference
-    of the rigid velocity fields u(x) = V + Ω × (x − X):
-
-        ∂w/∂t(p) + (Ω_a − Ω_b) × ṗ = 0,   ∂u/∂t(x) = V̇ + Ω̇ × (x − X) − Ω × V.
-
-    The contact point's velocity ṗ is a central difference of the closest points of the
-    rigidly moved axes.
+    Without a contact force the material points at the contact would accelerate apart by
+    a = d/dt(u_a − u_b) (loads and the velocity-squared terms of the motion); a force μ on rod b
+    (−μ on rod a) changes that by −Wμ, so that rolling needs Wμ = a (see
+    :func:`rigid_contact_force`). W is symmetric positive definite: the inverse effective mass
+    of the two rods at the contact point.
 
     Args:
         crossing: The crossing.
 
     Returns:
-        μ, the force on rod b; its z component is the normal force (positive: pressing).
+        W (3×3) and a.
     """
     axes, centres = crossing.axes, crossing.centres
     V, W = crossing.velocity, crossing.spin
@@ -268,7 +267,29 @@ def rigid_contact_force(crossing: Crossing) -> FloatArray:
 
     base = mismatch(np.zeros(3))
     matrix = np.column_stack([mismatch(e) - base for e in np.eye(3)])
-    return np.linalg.solve(matrix, -base)
+    return -matrix, base
+
+
+def rigid_contact_force(crossing: Crossing) -> FloatArray:
+    """The force μ on rod b (−μ on rod a) that keeps two rigid cylinders rolling, at t = 0.
+
+    Newton–Euler for each rod under its load and ∓μ at the contact point p, and the time
+    derivative of the no-slip condition w(p(t)) = 0 with w(x) = u_a(x) − u_b(x) the difference
+    of the rigid velocity fields u(x) = V + Ω × (x − X):
+
+        ∂w/∂t(p) + (Ω_a − Ω_b) × ṗ = 0,   ∂u/∂t(x) = V̇ + Ω̇ × (x − X) − Ω × V.
+
+    The contact point's velocity ṗ is a central difference of the closest points of the
+    rigidly moved axes.
+
+    Args:
+        crossing: The crossing.
+
+    Returns:
+        μ, the force on rod b; its z component is the normal force (positive: pressing).
+    """
+    compliance, acceleration = rolling_system(crossing)
+    return np.linalg.solve(compliance, acceleration)
 
 
 def _constant(value: float) -> Callable[[float], float]:
@@ -415,6 +436,28 @@ def summarise(paths: list[str]) -> None:
         )
 
 
+def explain(regime: str, crossings: int, seed: int) -> None:
+    """Print what shapes the force directions: the compliance W and the demand a (Wμ = a).
+
+    W in units of 2/m (two rods that could not rotate: W = 2/m I), its normal entry and the
+    eigenvalues of its tangential block; and the directions of a itself (what the force would
+    be if W were isotropic), counted like the forces.
+    """
+    rng = np.random.default_rng(seed)
+    systems = [rolling_system(sample_crossing(rng, regime)) for _ in range(crossings)]
+    unit = 2 / (SECTION.rhoA * LENGTH)
+    normal = np.array([w[2, 2] for w, _ in systems]) / unit
+    tangential = np.array([np.linalg.eigvalsh(w[:2, :2]) for w, _ in systems]) / unit
+    print(
+        f"{regime}: W/(2/m) medians: normal {np.median(normal):.3f}, tangential "
+        f"{np.median(tangential[:, 0]):.3f} and {np.median(tangential[:, 1]):.3f}"
+    )
+    a = np.array([acc for _, acc in systems])
+    _table("the demand a (the force if W were isotropic)", a[:, 2], np.hypot(a[:, 0], a[:, 1]))
+    mu = np.array([np.linalg.solve(w, acc) for w, acc in systems])
+    _table("the force μ = W⁻¹a", mu[:, 2], np.hypot(mu[:, 0], mu[:, 1]))
+
+
 def main() -> None:
     """Sample crossings of one regime, solve them, and write one CSV row per crossing."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -427,11 +470,15 @@ def main() -> None:
     parser.add_argument("--dt", type=float, default=1e-3)
     parser.add_argument("--out", default="rolling_fraction.csv", help="CSV (rank 0, appended)")
     parser.add_argument("--summarise", nargs="+", default=None, help="only print these CSVs")
+    parser.add_argument("--explain", type=int, default=0, help="only print W and a of N")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
-    if args.summarise:
+    if args.summarise or args.explain:
         if comm.rank == 0:
-            summarise(args.summarise)
+            if args.summarise:
+                summarise(args.summarise)
+            else:
+                explain(args.regime, args.explain, args.seed)
         return
     rng = np.random.default_rng(args.seed)
     for _ in range(args.first):
