@@ -43,6 +43,7 @@ is an impact, which this model does not resolve yet: it raises
 :class:`~fe_rodcontact.contact.contact_set.ContactError` with the time and the rods.
 """
 
+import copy
 import csv
 from dataclasses import dataclass
 from pathlib import Path
@@ -720,6 +721,41 @@ class RollingContact:
             if self._last
             else {"rolling_contacts": float(self.num_multipliers // 3)}
         )
+
+    # -- statics: the active contacts, and a state to go back to after a failed step ----------
+    @property
+    def active_contacts(self) -> RawContacts:
+        """The contacts rolling in the current step (empty before the first :meth:`prepare`)."""
+        return RawContacts.empty() if self._points is None else self._points.contacts
+
+    _SAVED = (
+        "_points",
+        "_previous_points",
+        "_start",
+        "_end_gaps",
+        "_end_tangency",
+        "_known",
+        "_started",
+        "_multipliers",
+        "_step",
+        "_t",
+        "_dt",
+        "_last",
+    )
+
+    def snapshot(self) -> tuple:
+        """The contact state, for :meth:`restore` after a failed step (load step or time step)."""
+        own = tuple(copy.copy(getattr(self, name)) for name in self._SAVED)
+        tracker = (self._tracker._current, self._tracker._next_id)
+        return own, tracker, len(self.records)
+
+    def restore(self, saved: tuple) -> None:
+        """Return to a state saved by :meth:`snapshot` (the rods are restored by the caller)."""
+        own, tracker, records = saved
+        for name, value in zip(self._SAVED, own, strict=True):
+            setattr(self, name, copy.copy(value))
+        self._tracker._current, self._tracker._next_id = tracker
+        del self.records[records:]
 
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
