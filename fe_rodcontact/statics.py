@@ -49,9 +49,10 @@ from fe_rodcontact.supports import SupportConditions
 
 __all__ = [
     "LoadStepping",
-    "StaticProblem",
     "StaticPointContribution",
+    "StaticProblem",
     "StaticResult",
+    "check_supports_and_contacts",
     "default_newton_options",
     "residual_floor",
     "scaled_absolute_tolerance",
@@ -231,10 +232,10 @@ def check_supports_and_contacts(
     if len(free):
         parts = []
         for motion in free[:3]:
-            moving = [g for g in range(len(groups)) if np.linalg.norm(motion[6 * g : 6 * g + 6])]
-            names = ", ".join(
-                repr(rods.names[i]) for g in moving for i in groups[g]
-            )
+            moving = [
+                g for g in range(len(groups)) if np.linalg.norm(motion[6 * g : 6 * g + 6]) > 1e-12
+            ]
+            names = ", ".join(repr(rods.names[i]) for g in moving for i in groups[g])
             g = moving[0]
             parts.append(f"{describe_motion(motion[6 * g : 6 * g + 6])} of rods {names}")
         message = (

@@ -180,7 +180,8 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
         print(
             f"steps {result.load_factors}, its {result.iterations}, rejected "
             f"{result.rejected_steps}; b's translation error "
-            f"{error}, b's sink {sink:.3e}, a's displacement {lower:.2e}, force on a {force}, s_a − x_b0 "
+            f"{error}, b's sink {sink:.3e}, a's displacement {lower:.2e}, force on a {force}, "
+            f"s_a − x_b0 "
             f"{s_a - 1 - offset:.12f} (R_b φ {R * phi:.12f}), s_b − 1 {s_b - 1:.12f} "
             f"(R_a θ {R * theta:.12f}), slip/Δλ {slip:.2e}, gap {record['gap']:.2e}"
         )
