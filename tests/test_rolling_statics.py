@@ -212,3 +212,29 @@ def test_rolling_rod_left_free_to_roll_is_refused(comm):
     )
     with pytest.raises(InputError, match="rotation about"):
         problem.solve()
+
+
+def test_statics_refuses_contributions_it_cannot_restore(comm):
+    """A point contribution without snapshot/restore cannot have its load step cut: refused."""
+
+    class NoRestore:
+        num_multipliers = 0
+
+        def move_points(self, multipliers):
+            return False
+
+    rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=2)
+    rod = CosseratRod(rods, STIFF)
+    with pytest.raises(InputError, match="snapshot/restore"):
+        StaticProblem(
+            rod,
+            [Support(0, "start")],
+            petsc_options_prefix="norestore_",
+            contributions=[NoRestore()],
+        )
+    rolling = RollingContact(rod, obstacles=[Plane(point=(0, 0, 0), normal=(0, 0, 1))])
+    problem = StaticProblem(
+        rod, [Support(0, "start")], petsc_options_prefix="solveat_", contributions=[rolling]
+    )
+    with pytest.raises(InputError, match="solve_at"):
+        problem.solve_at(0.5)
