@@ -124,8 +124,9 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
     vertical translation rows), ε EA √(unknowns) = 2.3e-10 N.
 
     With ``cut``, the second solve of the first step (after the contact points have moved
-    once) is reported as failed: the step is cut and the rods and the contact are restored,
-    and the result is the same.
+    once) is reported as failed: the step is cut and the rods and the contact are restored (the
+    retry starts from the multipliers the first attempt started from), and the closed forms
+    hold as before.
     """
     theta, phi, q = 0.4, -0.3, 1e-4
     offset = 0.1
@@ -151,10 +152,11 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
         contributions=[rolling],
     )
     if cut:
-        calls = []
+        calls, starts = [], []
         solve = ConstrainedNewton.solve
 
         def failing_once(self):
+            starts.append(rolling.initial_multipliers().copy())
             converged, iterations = solve(self)
             calls.append(1)
             return (False, iterations) if len(calls) == 2 else (converged, iterations)
@@ -193,6 +195,11 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
     assert np.max(np.abs(force - [0.0, 0.0, -2 * q])) <= 3 * residual_floor(rod)
     assert len(rolling.records) == len(result.load_factors)  # one per accepted step
     assert result.rejected_steps == int(cut)
+    if cut:
+        # The failed attempt had stored its multipliers (the second solve starts from them);
+        # the retry starts from the restored contact's, as the first attempt did.
+        assert np.linalg.norm(starts[1]) > 0
+        assert np.array_equal(starts[2], starts[0])
     assert record["normal_force"] > 0
     assert slip * np.min(steps) <= 1e-10 * R
     assert abs(record["gap"]) <= 1e-10 * R
