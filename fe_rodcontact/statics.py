@@ -275,7 +275,9 @@ class StaticProblem:
             the first load step and counts the active contacts as supports.
         contributions: Point contributions solved with the rods at every load step (e.g.
             :class:`~fe_rodcontact.contact.rolling.RollingContact`: no slip on the load
-            increments); the load factor plays the part of time (λ, Δλ in ``prepare``).
+            increments); the load factor plays the part of time (λ, Δλ in ``prepare``), so a
+            moving obstacle's velocity is per unit load factor. Their ``check_start`` runs at
+            the first :meth:`solve`; the iterations of a step are summed over its re-solves.
     """
 
     def __init__(
@@ -311,6 +313,7 @@ class StaticProblem:
             else None,
         )
         self._check_pending = check_rigid_motions and bool(self._contributions)
+        self._started = False
         if check_rigid_motions and not self._contributions:
             check_supports(rod, supports)
         residual = rod.internal_residual()
@@ -451,6 +454,10 @@ class StaticProblem:
             None if all(0 < s < 1 for s in stops) else f"stops must lie in (0, 1), got {stops}.",
         )
         landmarks = sorted({*stops, 1.0})
+        if not self._started:
+            for contribution in self._contributions:
+                contribution.check_start()
+            self._started = True
         with Progress(self._rod.mesh.comm, "load steps", total=1.0, enabled=progress) as bar:
             while current < 1.0 - 1e-14:
                 next_stop = next(s for s in landmarks if s > current + 1e-14)
