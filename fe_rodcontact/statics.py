@@ -8,38 +8,60 @@ The loop in :meth:`StaticProblem.solve` is the whole static flow:
 
 A step counts as converged only when SNES says so (residual or step-size test); SNES's
 divergence test is disabled because stiff rods trip it on their first iteration.
+
+**Point contributions** (e.g. :class:`~fe_rodcontact.contact.rolling.RollingContact`: rolling
+contact as the quasi-static limit, no slip on the load increments). Each load step is then a
+"time step" from λ to λ + Δλ: the contribution's rows are written on the increment from the
+last converged state (``rod.displacement``, committed) to the unknown state (``rod.state``:
+u and the rotation vector θ of the increment), exactly as in dynamics with Δt = Δλ. The step is
+solved by :class:`~fe_rodcontact.constrained.ConstrainedNewton` (the multipliers are the
+contact forces) and solved again while the contributions move their points
+(:meth:`~fe_rodcontact.contributions.PointContribution.move_points`); a failed step restores
+the rods *and* the contributions (``snapshot``/``restore``) before Δλ is halved. The rigid
+motions are checked at the first step, with every active contact counted as three fixed
+displacement components at its contact point (tying the two rods of a rod–rod contact).
 """
 
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from mpi4py import MPI
 from petsc4py import PETSc
 
 import dolfinx.fem
 import numpy as np
+import numpy.typing as npt
 import ufl
 
+from fe_rodcontact.constrained import ConstrainedNewton
+from fe_rodcontact.contact.detection import KIND_OBSTACLE
+from fe_rodcontact.contributions import PointContribution
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.interrupt import Interrupted, stop_requested
 from fe_rodcontact.loads import Load, Support
 from fe_rodcontact.newton import NewtonProblem
 from fe_rodcontact.progress import Progress
-from fe_rodcontact.rigid import check_supports
+from fe_rodcontact.rigid import check_supports, describe_motion, rigid_groups
 from fe_rodcontact.rod import CosseratRod
 from fe_rodcontact.supports import SupportConditions
 
 __all__ = [
     "LoadStepping",
+    "StaticPointContribution",
     "StaticProblem",
     "StaticResult",
+    "check_supports_and_contacts",
     "default_newton_options",
     "residual_floor",
     "scaled_absolute_tolerance",
     "stall_floor",
     "stiffness_scale",
 ]
+
+MAX_POINT_UPDATES = 20
+"""Solves of one load step at most while point contributions move their points."""
 
 
 def default_newton_options(comm: MPI.Comm) -> dict[str, object]:
@@ -127,6 +149,105 @@ class LoadStepping:
             raise InputError(f"load stepping grow factor must be >= 1, got {self.grow}.")
 
 
+class StaticPointContribution(PointContribution, Protocol):
+    """A point contribution that statics can cut a load step for: it saves and restores its state.
+
+    The contact search of :class:`~fe_rodcontact.contact.rolling.RollingContact` gives its
+    ``active_contacts`` (optional) to the rigid-motion check.
+    """
+
+    def snapshot(self) -> object:
+        """The contribution's state before a step."""
+        ...
+
+    def restore(self, saved: object) -> None:
+        """Go back to a state from :meth:`snapshot` after a failed step."""
+
+
+def _free_motions(rows: npt.NDArray[np.float64], tolerance: float = 1e-10) -> npt.NDArray:
+    """Null-space basis of constraint rows on stacked rigid motions (k, 6 g) → (m, 6 g)."""
+    if rows.shape[0] == 0:
+        return np.eye(rows.shape[1])
+    scale = np.max(np.abs(rows), axis=0)
+    scale[scale == 0] = 1.0
+    _, singular, vt = np.linalg.svd(rows / scale)
+    rank = int(np.sum(singular > tolerance * max(singular[0], 1.0)))
+    basis = vt[rank:] / scale
+    return basis / np.linalg.norm(basis, axis=1, keepdims=True)
+
+
+def check_supports_and_contacts(
+    rod: CosseratRod,
+    supports: Sequence[Support],
+    contributions: Sequence[object],
+) -> None:
+    """Raise :class:`InputError` on every rank when supports and contacts leave a rigid motion.
+
+    A contact at point p stops the relative rigid motion of its rods there: the rows
+    [e_c, p × e_c] on rod a's group and their negatives on rod b's (none for an obstacle), the
+    same rows as a fixed displacement component at p (:mod:`fe_rodcontact.rigid`). Rolling
+    contact keeps rolling itself free (a rotation about the line of contact points) unless a
+    support stops it.
+    """
+    rods = rod.rods
+    groups = rigid_groups(rod)
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
+    size = 6 * len(groups)
+    x = rod.gather_nodal_coordinates()
+    rows: list[npt.NDArray[np.float64]] = []
+
+    def fixed(point: npt.NDArray[np.float64], c: int, group: int, sign: float) -> None:
+        row = np.zeros(size)
+        e = np.eye(3)[c]
+        row[6 * group : 6 * group + 6] = sign * np.concatenate([e, np.cross(point, e)])
+        rows.append(row)
+
+    for support in supports:
+        i = rods.rod_index(support.rod)
+        point = x[rods.end_node(i, support.end)]
+        for c in support.displacement_components:
+            fixed(point, c, group_of[i], 1.0)
+        for c in support.rotation_components:
+            row = np.zeros(size)
+            row[6 * group_of[i] + 3 + c] = 1.0
+            rows.append(row)
+    contacts = 0
+    for contribution in contributions:
+        active = getattr(contribution, "active_contacts", None)
+        if active is None:
+            continue
+        for k in range(len(active)):
+            contacts += 1
+            point = np.asarray(active.point[k], dtype=float)
+            a = group_of[int(active.rod_a[k])]
+            tied = int(active.kind[k]) != KIND_OBSTACLE
+            for c in range(3):
+                fixed(point, c, a, 1.0)
+                if tied:
+                    rows[-1][6 * group_of[int(active.rod_b[k])] :][:6] -= np.concatenate(
+                        [np.eye(3)[c], np.cross(point, np.eye(3)[c])]
+                    )
+    free = _free_motions(np.array(rows).reshape(-1, size))
+    message = None
+    if len(free):
+        parts = []
+        for motion in free[:3]:
+            moving = [
+                g for g in range(len(groups)) if np.linalg.norm(motion[6 * g : 6 * g + 6]) > 1e-12
+            ]
+            names = ", ".join(repr(rods.names[i]) for g in moving for i in groups[g])
+            g = moving[0]
+            parts.append(f"{describe_motion(motion[6 * g : 6 * g + 6])} of rods {names}")
+        message = (
+            f"the supports and the {contacts} rolling contact(s) at the first load step leave "
+            f"{len(free)} rigid motion(s) free, e.g. " + "; ".join(parts) + ": the constrained "
+            "Newton matrix would be singular. Fix a displacement or rotation that stops it "
+            "(rolling itself, a rotation about the line of the contact points, needs a "
+            "prescribed rotation or a support)."
+        )
+    raise_collectively(rod.mesh.comm, message, InputError)
+
+
 @dataclass
 class StaticResult:
     """What a static solve went through: accepted load factors and Newton iterations."""
@@ -150,7 +271,13 @@ class StaticProblem:
         petsc_options: SNES/KSP options overriding :func:`default_newton_options`.
         check_rigid_motions: Raise an InputError naming the rods that the supports leave
             free to move rigidly (a singular problem); turn off only when ``extra_residual``
-            holds them (e.g. an elastic foundation).
+            holds them (e.g. an elastic foundation). With ``contributions`` the check runs at
+            the first load step and counts the active contacts as supports.
+        contributions: Point contributions solved with the rods at every load step (e.g.
+            :class:`~fe_rodcontact.contact.rolling.RollingContact`: no slip on the load
+            increments); the load factor plays the part of time (λ, Δλ in ``prepare``), so a
+            moving obstacle's velocity is per unit load factor. Their ``check_start`` runs at
+            the first :meth:`solve`; the iterations of a step are summed over its re-solves.
     """
 
     def __init__(
@@ -163,6 +290,7 @@ class StaticProblem:
         extra_residual: ufl.Form | None = None,
         petsc_options: dict[str, object] | None = None,
         check_rigid_motions: bool = True,
+        contributions: Sequence[StaticPointContribution] = (),
     ):
         raise_collectively(
             rod.mesh.comm,
@@ -171,7 +299,22 @@ class StaticProblem:
         self._rod = rod
         self._load_factor = dolfinx.fem.Constant(rod.mesh, 0.0)
         self._supports = SupportConditions(rod, supports)
-        if check_rigid_motions:
+        self._support_list = tuple(supports)
+        self._contributions = tuple(contributions)
+        missing = [
+            type(c).__name__
+            for c in self._contributions
+            if not all(hasattr(c, m) for m in ("snapshot", "restore", "move_points"))
+        ]
+        raise_collectively(
+            rod.mesh.comm,
+            f"statics needs point contributions with snapshot/restore/move_points: {missing}."
+            if missing
+            else None,
+        )
+        self._check_pending = check_rigid_motions and bool(self._contributions)
+        self._started = False
+        if check_rigid_motions and not self._contributions:
             check_supports(rod, supports)
         residual = rod.internal_residual()
         for load in loads:
@@ -192,6 +335,27 @@ class StaticProblem:
             optional_options=options.keys() - (petsc_options or {}).keys(),
             stall_floor=stall_floor(rod),
         )
+        self._constrained = (
+            ConstrainedNewton(
+                self._problem,
+                self._contributions,
+                petsc_options_prefix=f"{petsc_options_prefix}points_",
+                petsc_options={k: v for k, v in options.items() if k.startswith("snes_")},
+            )
+            if self._contributions
+            else None
+        )
+        self._settle_failure: str | None = None
+
+    @property
+    def contributions(self) -> tuple[StaticPointContribution, ...]:
+        """The point contributions."""
+        return self._contributions
+
+    @property
+    def multipliers(self) -> npt.NDArray[np.float64]:
+        """The contributions' multipliers of the last solve (e.g. rolling contact forces)."""
+        return np.zeros(0) if self._constrained is None else self._constrained.multipliers
 
     @property
     def rod(self) -> CosseratRod:
@@ -209,10 +373,54 @@ class StaticProblem:
         return self._problem.solver
 
     def solve_at(self, load_factor: float) -> tuple[bool, int]:
-        """One Newton solve at ``load_factor`` from the current state; returns (converged, its)."""
+        """One Newton solve at ``load_factor`` from the current state; returns (converged, its).
+
+        Without point contributions only: theirs is a step from the committed load factor
+        (:meth:`solve`).
+        """
+        raise_collectively(
+            self._rod.mesh.comm,
+            "solve_at has no load step for point contributions; use solve()."
+            if self._contributions
+            else None,
+        )
         self._load_factor.value = load_factor
         self._supports.update(load_factor)
         return self._problem.solve()
+
+    def _solve_step(self, current: float, step: float) -> tuple[bool, int]:
+        """The load step from ``current`` to ``current + step`` (the rods hold ``current``)."""
+        self._settle_failure = None
+        if self._constrained is None:
+            return self.solve_at(current + step)
+        self._load_factor.value = current + step
+        self._supports.update(current + step)
+        for contribution in self._contributions:
+            contribution.prepare(current, step)
+        if self._check_pending:
+            check_supports_and_contacts(self._rod, self._support_list, self._contributions)
+            self._check_pending = False
+        total = 0
+        for _ in range(MAX_POINT_UPDATES):
+            converged, iterations = self._constrained.solve()
+            total += iterations
+            if not converged:
+                return False, total
+            multipliers = self._constrained.split_multipliers()
+            moved = [
+                c.move_points(mu) for c, mu in zip(self._contributions, multipliers, strict=True)
+            ]
+            if not any(moved):
+                return True, total
+        self._settle_failure = f"contact points did not settle in {MAX_POINT_UPDATES} solves"
+        return False, total
+
+    def _step_failure(self) -> str | None:
+        if self._settle_failure is not None:
+            return self._settle_failure
+        if self._constrained is not None:
+            return self._constrained.failure
+        return self._problem.failure
 
     def solve(
         self,
@@ -246,27 +454,37 @@ class StaticProblem:
             None if all(0 < s < 1 for s in stops) else f"stops must lie in (0, 1), got {stops}.",
         )
         landmarks = sorted({*stops, 1.0})
+        if not self._started:
+            for contribution in self._contributions:
+                contribution.check_start()
+            self._started = True
         with Progress(self._rod.mesh.comm, "load steps", total=1.0, enabled=progress) as bar:
             while current < 1.0 - 1e-14:
                 next_stop = next(s for s in landmarks if s > current + 1e-14)
                 step = min(step, next_stop - current)
                 saved = self._rod.snapshot()
-                converged, iterations = self.solve_at(current + step)
+                saved_points = [c.snapshot() for c in self._contributions]
+                converged, iterations = self._solve_step(current, step)
                 if not converged:
                     self._rod.restore(saved)
+                    for contribution, state in zip(self._contributions, saved_points):
+                        contribution.restore(state)
                     result.rejected_steps += 1
                     step *= 0.5
                     if step < stepping.min_step:
                         self._load_factor.value = current
                         raise ConvergenceError(
                             f"Newton did not converge beyond load factor {current:.6g} "
-                            f"({self._problem.failure}; step {2 * step:.3g} "
+                            f"({self._step_failure()}; step {2 * step:.3g} "
                             f"< min_step {stepping.min_step:.3g}); the rods hold the last "
                             "converged state. Refine the mesh, lower min_step or check the loads."
                         )
                     continue
+                new = next_stop if abs(current + step - next_stop) < 1e-14 else current + step
+                for contribution in self._contributions:
+                    contribution.commit(new)
                 self._rod.commit()
-                current = next_stop if abs(current + step - next_stop) < 1e-14 else current + step
+                current = new
                 result.load_factors.append(current)
                 result.iterations.append(iterations)
                 result.elastic_energy.append(self._rod.elastic_energy())

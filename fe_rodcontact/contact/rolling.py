@@ -59,6 +59,7 @@ step raises :class:`~fe_rodcontact.contact.contact_set.ContactError` (reduce Δt
 margin); ``impacts="error"`` raises it for every impact.
 """
 
+import copy
 import csv
 from dataclasses import dataclass
 from pathlib import Path
@@ -311,7 +312,7 @@ class RollingContact:
         if self._velocities is None:
             return (
                 f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
-                "passes (use_velocities)."
+                "passes (use_velocities). In statics, start the rods in contact."
             )
         return None
 
@@ -1090,6 +1091,49 @@ class RollingContact:
             {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
             for row in np.asarray(arrays["records"], dtype=float)
         ]
+
+    # -- statics: the active contacts, and a state to go back to after a failed step ----------
+    @property
+    def active_contacts(self) -> RawContacts:
+        """The contacts rolling in the current step (empty before the first :meth:`prepare`)."""
+        return RawContacts.empty() if self._points is None else self._points.contacts
+
+    _SAVED = (
+        "_points",
+        "_previous_points",
+        "_start",
+        "_end_gaps",
+        "_end_tangency",
+        "_started",
+        "_multipliers",
+        "_step",
+        "_t",
+        "_dt",
+        "_last",
+        "_committed",
+        "_committed_sliding",
+        "_sliding",
+        "_switched",
+        "_impacting",
+        "_tracked",
+        "_tracked_ids",
+        "_impact_energy_loss",
+        "_friction_energy_loss",
+    )
+
+    def snapshot(self) -> tuple:
+        """The contact state, for :meth:`restore` after a failed step (load step or time step)."""
+        own = tuple(copy.copy(getattr(self, name)) for name in self._SAVED)
+        tracker = (self._tracker._current, self._tracker._next_id)
+        return own, tracker, len(self.records)
+
+    def restore(self, saved: tuple) -> None:
+        """Return to a state saved by :meth:`snapshot` (the rods are restored by the caller)."""
+        own, tracker, records = saved
+        for name, value in zip(self._SAVED, own, strict=True):
+            setattr(self, name, copy.copy(value))
+        self._tracker._current, self._tracker._next_id = tracker
+        del self.records[records:]
 
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
