@@ -323,12 +323,37 @@ def test_bad_arguments(comm):
 
 def test_start_in_contact_is_an_error_for_power_laws(comm):
     rod = crossing_rods(comm, -0.001)
+    problem = DynamicProblem(
+        rod,
+        petsc_options_prefix="bad_",
+        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+    )
     with pytest.raises(InputError, match="interpenetrate"):
-        DynamicProblem(
-            rod,
-            petsc_options_prefix="bad_",
-            contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
-        )
+        problem.try_step(1e-3)  # checked before the first step
+
+
+def test_start_is_checked_on_the_initial_displacement(comm):
+    """Rods that interpenetrate in the reference geometry but are moved apart by the initial
+    displacement start fine; the reverse is refused (the check runs on what the run starts from).
+    """
+    rod = crossing_rods(comm, -0.001)
+    problem = DynamicProblem(
+        rod,
+        petsc_options_prefix="lift_",
+        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+    )
+    lift = 0.003  # the crossing rod is 0.001 too low; lift it to a gap of 0.002
+    problem.set_initial_displacement(lambda x: np.vstack([0 * x[0], 0 * x[0], lift * (x[2] > 0)]))
+    assert problem.try_step(1e-3)[0]
+    rod = crossing_rods(comm, 0.01)
+    problem = DynamicProblem(
+        rod,
+        petsc_options_prefix="sink_",
+        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+    )
+    problem.set_initial_displacement(lambda x: np.vstack([0 * x[0], 0 * x[0], -0.02 * (x[2] > 0)]))
+    with pytest.raises(InputError, match="interpenetrate"):
+        problem.try_step(1e-3)
 
 
 # -- 1 and 2 ranks ------------------------------------------------------------------------------
