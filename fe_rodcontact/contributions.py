@@ -13,10 +13,12 @@ A contribution (potential contact with an obstacle, later rolling constraints) i
 :meth:`StepContribution.virtual_work` of the step (from uₙ to uₙ₊₁, with test functions δu,
 δψ and the step's rotation increment τ) to its residual when it builds it; Newton differentiates
 it with the rest. :class:`~fe_rodcontact.dynamics.DynamicProblem` calls :meth:`prepare` before
-each step's solve, :meth:`commit` after an accepted step, :meth:`check_start` once before the first step (on the
-initial configuration as set, e.g. by ``set_initial_displacement``), and adds
+each step's solve, :meth:`commit` after an accepted step, :meth:`check_start` once before
+the first step (on the initial configuration as set, e.g. by ``set_initial_displacement``), and adds
 :meth:`diagnostics` to the time series (an energy under the key ``contact_energy`` is part of
-``total_energy``).
+``total_energy``). A contribution may have a ``newton_options`` dict of SNES options that its
+solves need (e.g. a backtracking line search for regularised Coulomb friction, whose force
+turns within a slip speed ε_v); the problem's defaults yield to them and they to the user's.
 """
 
 from dataclasses import dataclass, field

@@ -253,6 +253,8 @@ class DynamicProblem:
         options = default_dynamics_options(comm)
         options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))  # type: ignore[arg-type]
         options["snes_force_iteration"] = True
+        for contribution in contributions:  # e.g. a line search for regularised Coulomb friction
+            options.update(getattr(contribution, "newton_options", {}))
         options.update(petsc_options or {})
         self._problem = NewtonProblem(
             self._integrator.residual,

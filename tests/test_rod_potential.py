@@ -270,6 +270,21 @@ def test_damping_and_friction_dissipate(comm):
     assert all(r["dissipation"] >= 0 for r in contact.records)
 
 
+def test_recorded_slip_and_friction_force_give_the_friction_dissipation(comm):
+    """With friction alone (no damping) and one contact, the force is antiparallel to the
+    tangential slip, so each step dissipates |F_t| · |v_τ| · Δt exactly: the records' slip and
+    friction force are the quantities the law used (to round-off, 1e-12 relative)."""
+    dt = 1e-3
+    friction = CoulombFrictionLaw(friction_coefficient=0.3, regularization_velocity=0.05)
+    _problem, contact = bounce(comm, REPULSIVE, friction=friction, dt=dt)
+    touching = [r for r in contact.records if r["contacts"] == 1 and r["dissipation"] > 0]
+    assert len(touching) > 5
+    for r in touching:
+        predicted = r["max_tangential_force"] * r["max_slip"] * dt
+        assert r["dissipation"] == pytest.approx(predicted, rel=1e-12)
+    assert max(r["max_slip"] for r in touching) > 0.01  # it slides (thrown along rod a)
+
+
 # -- self-contact: a loop closing on itself -------------------------------------------------------
 def test_loop_self_contact_bounce(comm):
     """An open rod along a lemniscate x = a sin t, y = a sin t cos t (t ∈ [−0.6, π + 0.6]),
