@@ -16,9 +16,9 @@
 # energy, and the difference of the trajectories; then, as μ grows, whether the potential
 # model approaches rolling, and what it costs in time steps and Newton iterations.
 #
-# It writes `compare.png` (histories), `friction_sweep.png` (the sweep) and `summary.json`
-# (every number). Run it on one or more ranks:
-# `mpiexec -n 2 python demos/demo_rolling_vs_potential.py`.
+# It writes `compare.png` (histories), `friction_sweep.png` (the sweep), `summary.json`
+# (every number) and `histories.npz` (per step: slip, forces, energy, dissipation of each
+# run). Run it on one or more ranks: `mpiexec -n 2 python demos/demo_rolling_vs_potential.py`.
 
 # +
 import argparse
@@ -251,6 +251,7 @@ def summary_of(run_: dict) -> dict:
         "max_slip_speed": float(np.max(run_["slip"])),
         "max_normal_force": float(np.max(run_["normal_force"])),
         "max_tangential_force": float(np.max(run_["tangential_force"])),
+        "steps_without_contact_force": float(np.mean(run_["normal_force"] <= 0)),
         "dissipated_fraction": float(run_["dissipated"][-1] / e0),
         "energy_balance_error": float(np.max(np.abs(balance)) / e0),
         "trajectory_difference_end": float(trajectory_difference(run_)[-1]),
@@ -270,6 +271,12 @@ summary = {
 say(json.dumps(summary, indent=2))
 if comm.rank == 0:
     (args.out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    histories = {
+        f"{r['model']}_mu{r['mu']:g}_{key}": r[key]
+        for r in [rolling, *potential]
+        for key in ("t", "slip", "normal_force", "tangential_force", "energy", "dissipated")
+    }
+    np.savez(args.out_dir / "histories.npz", **histories)
 
 # -
 # ## Pictures
@@ -284,25 +291,34 @@ if comm.rank == 0:
     shown = [potential[0], potential[len(potential) // 2], potential[-1]] if potential else []
     shown = list({id(r): r for r in shown}.values())
     figure, axes = plt.subplots(2, 2, figsize=(12, 7))
-    t_r = rolling["t"][1:]
-    axes[0, 0].semilogy(t_r, np.maximum(rolling["slip"], 1e-17), "k", label="rolling")
-    axes[0, 1].plot(t_r, rolling["normal_force"], "k", label="rolling")
-    e_r = rolling["energy"]
-    axes[1, 0].semilogy(
-        rolling["t"], np.maximum(np.abs(e_r - e_r[0]) / e_r[0], 1e-17), "k", label="rolling"
-    )
+
+    def energy_lines(run_: dict, **style: object) -> None:
+        """Balance |E + D − E₀|/E₀ (solid) and the dissipated fraction D/E₀ (dashed)."""
+        e0 = run_["energy"][0]
+        balance = np.abs(run_["energy"][1:] + run_["dissipated"] - e0) / e0
+        (line,) = axes[1, 0].semilogy(run_["t"][1:], np.maximum(balance, 1e-17), **style)
+        if np.any(run_["dissipated"] > 0):
+            axes[1, 0].semilogy(
+                run_["t"][1:], run_["dissipated"] / e0, ls="--", color=line.get_color()
+            )
+
     for r in shown:
         t = r["t"][1:]
         label = f"potential μ = {r['mu']:g}"
         axes[0, 0].semilogy(t, np.maximum(r["slip"], 1e-17), label=label)
-        axes[0, 1].plot(t, r["normal_force"], label=label)
-        e = r["energy"]
-        axes[1, 0].semilogy(r["t"], np.maximum(np.abs(e - e[0]) / e[0], 1e-17), label=label)
+        axes[0, 1].plot(t, r["normal_force"], lw=0.8, label=label)
+        energy_lines(r, label=label)
         axes[1, 1].plot(rolling["t"], trajectory_difference(r), label=label)
+    t_r = rolling["t"][1:]  # drawn last, on top
+    axes[0, 0].semilogy(t_r, np.maximum(rolling["slip"], 1e-17), "k", lw=2, label="rolling")
+    axes[0, 1].plot(t_r, rolling["normal_force"], "k", lw=2, label="rolling")
+    energy_lines(rolling, color="k", lw=2, label="rolling")
     axes[0, 0].set(xlabel="t [s]", ylabel="slip speed [m/s]", title="slip at the contact")
     axes[0, 1].set(xlabel="t [s]", ylabel="normal force [N]", title="contact force")
     axes[1, 0].set(
-        xlabel="t [s]", ylabel="|E − E₀|/E₀", title="energy change (kinetic + elastic + contact)"
+        xlabel="t [s]",
+        ylabel="relative to E₀",
+        title="energy balance |E + D − E₀| (solid), dissipated D (dashed)",
     )
     axes[1, 1].set(
         xlabel="t [s]", ylabel="relative RMS", title="distance from the rolling trajectory"
