@@ -57,7 +57,7 @@ The breakdown (mean per iteration over all timed steps, ms) splits the solves in
   rod's forms, pack-once coefficients, Dirichlet rows; in the constrained solve also the
   one-off Jacobian assembly of the pattern when the layout changes);
 - ``rows``: ``RollingContact.linearise`` (forces Bᵀμ, constraint c and the blocks K, G, C of
-  every contact, in Python per contact; cached per iterate);
+  every contact, numpy over the contacts; cached per iterate);
 - ``glue``: the rest of ``ConstrainedNewton.residual``/``jacobian``/``_set_pattern``
   (copies between the extended and the rod vectors, the rod matrix read back with
   ``getValuesCSR``, the COO entries, ``setValuesCOO``, ``MatAssembly``);

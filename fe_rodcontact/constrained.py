@@ -20,6 +20,7 @@ too): the zero multiplier block needs pivoting, which PETSc's own LU does not do
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mpi4py import MPI
 from petsc4py import PETSc
@@ -42,6 +43,48 @@ __all__ = ["ConstrainedNewton", "combine"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Entries = tuple[IntArray, IntArray, FloatArray]
+
+
+def _blocks(linearised: PointLinearisation) -> tuple[Entries, Entries, Entries, Entries]:
+    """The COO blocks K, G, C, D of ``linearised``."""
+    return (
+        linearised.stiffness,
+        linearised.coupling,
+        linearised.constraint_jacobian,
+        linearised.multiplier_jacobian,
+    )
+
+
+@dataclass(frozen=True)
+class _ContactPattern:
+    """Where the point terms' entries go in the COO pattern of a solve (fixed during it).
+
+    Attributes:
+        indices: (rows, cols) of K, G, C and D as the linearisation gives them.
+        keep: Per block, the entries this rank writes.
+        rows: Rows of the kept entries in the constrained system, then the multiplier diagonal.
+        cols: Their columns.
+    """
+
+    indices: tuple[tuple[IntArray, IntArray], ...]
+    keep: tuple[BoolArray, ...]
+    rows: IntArray
+    cols: IntArray
+
+    def matches(self, linearised: PointLinearisation) -> bool:
+        """Whether ``linearised`` has the entries of this pattern."""
+        return all(
+            np.array_equal(rows, block[0]) and np.array_equal(cols, block[1])
+            for (rows, cols), block in zip(self.indices, _blocks(linearised), strict=True)
+        )
+
+    def values(self, linearised: PointLinearisation) -> FloatArray:
+        """The values of ``linearised`` in the order of :attr:`rows` (zeros on the diagonal)."""
+        kept = [block[2][keep] for block, keep in zip(_blocks(linearised), self.keep, strict=True)]
+        diagonal = len(self.rows) - sum(len(v) for v in kept)
+        return np.concatenate([*kept, np.zeros(diagonal)])
 
 
 def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
@@ -126,7 +169,8 @@ class ConstrainedNewton:
         self._A: PETSc.Mat | None = None
         self._X: PETSc.Vec | None = None
         self._F: PETSc.Vec | None = None
-        self._pattern: tuple[int, int] | None = None
+        self._contact: _ContactPattern | None = None
+        self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
         self._linearised: tuple[tuple[int, int], PointLinearisation] | None = None
         self._check = LinearSolveCheck()
@@ -179,7 +223,7 @@ class ConstrainedNewton:
         self._A = PETSc.Mat().create(comm=self._comm)
         self._A.setSizes(((local, PETSc.DECIDE), (local, PETSc.DECIDE)))
         self._A.setType("aij")
-        self._pattern = None
+        self._contact = None
         self._rod_indices = None
         self._snes = PETSc.SNES().create(self._comm)
         self._snes.setFunction(_weak(self.residual), self._F)
@@ -285,74 +329,70 @@ class ConstrainedNewton:
         if self._comm.rank == 0:
             out[self._n :] = linearised.constraint
 
-    def _entries(
-        self, linearised: PointLinearisation, rod_values: FloatArray
-    ) -> tuple[IntArray, IntArray, FloatArray]:
-        """COO entries of the constrained Jacobian (this rank's rows)."""
-        assert self._rod_indices is not None
+    def _contact_pattern(self, linearised: PointLinearisation) -> _ContactPattern:
+        """The place of the point terms' entries in the constrained Jacobian (this rank's rows)."""
         bc = self._bc_dofs
-        k_rows, k_cols, k_vals = linearised.stiffness
-        keep = self._owned(k_rows) & ~np.isin(k_rows, bc) & ~np.isin(k_cols, bc)
-        g_rows, g_cols, g_vals = linearised.coupling
-        keep_g = self._owned(g_rows) & ~np.isin(g_rows, bc)
-        c_rows, c_cols, c_vals = linearised.constraint_jacobian
-        keep_c = np.full(len(c_rows), self._comm.rank == 0)
-        d_rows, d_cols, d_vals = linearised.multiplier_jacobian
-        keep_d = np.full(len(d_rows), self._comm.rank == 0)
+        on_rank0 = self._comm.rank == 0
+        stiffness, coupling, jacobian, multiplier = _blocks(linearised)
+        keep = (
+            self._owned(stiffness[0]) & ~np.isin(stiffness[0], bc) & ~np.isin(stiffness[1], bc),
+            self._owned(coupling[0]) & ~np.isin(coupling[0], bc),
+            np.full(len(jacobian[0]), on_rank0),
+            np.full(len(multiplier[0]), on_rank0),
+        )
         # The multiplier block gets explicit zeros on its diagonal, so every row has a pivot
         # candidate in the pattern (MUMPS pivots off the diagonal where it must).
-        diagonal = self._multiplier(np.arange(self._m if self._comm.rank == 0 else 0))
+        diagonal = self._multiplier(np.arange(self._m if on_rank0 else 0))
         rows = np.concatenate(
             [
-                self._rod_indices[0],
-                self._extended(k_rows[keep]),
-                self._extended(g_rows[keep_g]),
-                self._multiplier(c_rows[keep_c]),
-                self._multiplier(d_rows[keep_d]),
+                self._extended(stiffness[0][keep[0]]),
+                self._extended(coupling[0][keep[1]]),
+                self._multiplier(jacobian[0][keep[2]]),
+                self._multiplier(multiplier[0][keep[3]]),
                 diagonal,
             ]
         )
         cols = np.concatenate(
             [
-                self._rod_indices[1],
-                self._extended(k_cols[keep]),
-                self._multiplier(g_cols[keep_g]),
-                self._extended(c_cols[keep_c]),
-                self._multiplier(d_cols[keep_d]),
+                self._extended(stiffness[1][keep[0]]),
+                self._multiplier(coupling[1][keep[1]]),
+                self._extended(jacobian[1][keep[2]]),
+                self._multiplier(multiplier[1][keep[3]]),
                 diagonal,
             ]
         )
-        values = np.concatenate(
-            [
-                rod_values,
-                k_vals[keep],
-                g_vals[keep_g],
-                c_vals[keep_c],
-                d_vals[keep_d],
-                np.zeros(len(diagonal)),
-            ]
-        )
-        return rows, cols, values
+        indices = tuple((block[0].copy(), block[1].copy()) for block in _blocks(linearised))
+        return _ContactPattern(indices, keep, rows, cols)
 
     def _set_pattern(self, X: PETSc.Vec) -> None:
         """A matrix with the pattern of this solve (stencils are fixed during a solve).
 
-        A new matrix whenever the pattern changes: a factorisation keeps data of the pattern
-        it was built on (MUMPS on several ranks returned garbage after a re-preallocation).
+        The pattern is the rod matrix's (read once per layout) followed by the point terms'
+        entries. A new matrix whenever the pattern changes: a factorisation keeps data of the
+        pattern it was built on (MUMPS on several ranks returned garbage after a
+        re-preallocation).
         """
         linearised = self._linearise(X)
         rod_matrix = self._problem.matrix
+        changed = self._rod_indices is None or self._contact is None
         if self._rod_indices is None:
             self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
             indptr, columns, _ = rod_matrix.getValuesCSR()
             rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
             self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
-        rows, cols, _ = self._entries(linearised, np.zeros(len(self._rod_indices[0])))
-        pattern = (len(rows), hash((rows.tobytes(), cols.tobytes())))
-        changed = self._comm.allreduce(pattern != self._pattern, op=MPI.LOR)
-        if not changed:
+        contact = self._contact_pattern(linearised)
+        if self._contact is not None:
+            changed |= not (
+                np.array_equal(contact.rows, self._contact.rows)
+                and np.array_equal(contact.cols, self._contact.cols)
+            )
+        self._contact = contact
+        if not self._comm.allreduce(changed, op=MPI.LOR):
             return
         assert self._snes is not None and self._A is not None
+        rows = np.concatenate([self._rod_indices[0], contact.rows])
+        cols = np.concatenate([self._rod_indices[1], contact.cols])
+        self._values = np.zeros(len(rows))
         sizes = self._A.getSizes()
         self._A.destroy()
         self._A = PETSc.Mat().create(comm=self._comm)
@@ -360,7 +400,6 @@ class ConstrainedNewton:
         self._A.setType("aij")
         self._A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
-        self._pattern = pattern
 
     def jacobian(
         self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
@@ -369,10 +408,11 @@ class ConstrainedNewton:
         linearised = self._linearise(X)
         rod_matrix = self._problem.matrix
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
-        _, columns, values = rod_matrix.getValuesCSR()
+        _, columns, rod_values = rod_matrix.getValuesCSR()
         assert self._rod_indices is not None and len(columns) == len(self._rod_indices[1])
-        rows, cols, all_values = self._entries(linearised, values)
-        if (len(rows), hash((rows.tobytes(), cols.tobytes()))) != self._pattern:
+        if self._contact is None or not self._contact.matches(linearised):
             raise RuntimeError("the point terms changed their pattern during a solve.")
-        A.setValuesCOO(all_values, addv=PETSc.InsertMode.INSERT_VALUES)
+        self._values[: len(rod_values)] = rod_values
+        self._values[len(rod_values) :] = self._contact.values(linearised)
+        A.setValuesCOO(self._values, addv=PETSc.InsertMode.INSERT_VALUES)
         A.assemble()

@@ -87,6 +87,7 @@ __all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 NodalPositions = tuple[IntArray, FloatArray]
 """Sorted global node indices and their positions."""
 
@@ -94,10 +95,6 @@ KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
 """Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
-
-
-def _skew(v: FloatArray) -> FloatArray:
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
 def _skew_many(v: FloatArray) -> FloatArray:
@@ -111,11 +108,45 @@ def _skew_many(v: FloatArray) -> FloatArray:
 def _blocks(
     rows: IntArray, cols: IntArray, blocks: FloatArray
 ) -> tuple[IntArray, IntArray, FloatArray]:
-    """COO entries of 3×3 blocks: rows (R, 3) and cols (C, 3) dofs, blocks (R, C, 3, 3)."""
-    blocks = np.broadcast_to(blocks, (rows.shape[0], cols.shape[0], 3, 3))
-    r = np.broadcast_to(rows[:, None, :, None], blocks.shape)
-    c = np.broadcast_to(cols[None, :, None, :], blocks.shape)
-    return r.ravel().astype(np.int64), c.ravel().astype(np.int64), blocks.ravel().copy()
+    """COO entries of 3×3 blocks, batched over leading axes.
+
+    Args:
+        rows: (..., R, 3) row dofs.
+        cols: (..., C, 3) column dofs.
+        blocks: (..., R, C, 3, 3) values (broadcast).
+    """
+    r = rows[..., :, None, :, None]
+    c = cols[..., None, :, None, :]
+    shape = np.broadcast_shapes(r.shape, c.shape, np.shape(blocks))
+    return (
+        np.broadcast_to(r, shape).astype(np.int64).ravel(),
+        np.broadcast_to(c, shape).astype(np.int64).ravel(),
+        np.array(np.broadcast_to(blocks, shape), dtype=np.float64).ravel(),
+    )
+
+
+def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
+    """The COO entries of ``parts`` in one (rows, cols, values)."""
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Active contacts of one kind (between rods, or with obstacles), stencils as arrays.
+
+    Attributes:
+        index: (n,) positions of the contacts in the step's contact list.
+        nodes: (n, K) stencil nodes of a, then of b.
+        weights: (n, K) their weights.
+        side: (n, K) 0 for nodes of a, 1 for nodes of b.
+    """
+
+    index: IntArray
+    nodes: IntArray
+    weights: FloatArray
+    side: IntArray
 
 
 @dataclass(frozen=True)
@@ -124,9 +155,105 @@ class _Points:
 
     contacts: RawContacts
     ids: IntArray
-    nodes: list[IntArray]  # per contact: stencil nodes of a (then b)
-    weights: list[FloatArray]
-    side: list[IntArray]  # 0 for nodes of a, 1 for nodes of b
+    pairs: _Group  # contacts between rods
+    on_obstacles: _Group  # contacts with obstacles
+
+    @property
+    def groups(self) -> tuple[_Group, _Group]:
+        """Both kinds of contacts."""
+        return self.pairs, self.on_obstacles
+
+    @property
+    def nodes(self) -> list[IntArray]:
+        """Stencil nodes of each contact in the step's order (of a, then of b)."""
+        out: list[IntArray] = [np.zeros(0, np.int64)] * len(self.ids)
+        for group in self.groups:
+            for j, i in enumerate(group.index):
+                out[i] = group.nodes[j]
+        return out
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Lever arms, their derivatives and the point quantities of a group of contacts.
+
+    Shapes for n contacts with K stencil nodes and S sides (2 between rods, 1 on an obstacle).
+
+    Attributes:
+        group: The contacts.
+        sign: (n, K) +1 on the nodes of a, −1 on those of b.
+        levers: (n, S, 3) lever arm ρ of each side.
+        lever_derivative: (n, S, K, 3, 3) ∂ρ_side/∂u_k.
+        taus: (n, S, 3) τ̄ of each side.
+        constraint: (n, 3) c.
+        shift: (n, 3) the obstacle surface's motion in c (zero between rods).
+        push: (n, 3) the direction in which the contact pushes rod a.
+        push_derivative: (n, K, 3, 3) ∂push/∂u_k.
+        point: (n, 3) the contact point.
+    """
+
+    group: _Group
+    sign: FloatArray
+    levers: FloatArray
+    lever_derivative: FloatArray
+    taus: FloatArray
+    constraint: FloatArray
+    shift: FloatArray
+    push: FloatArray
+    push_derivative: FloatArray
+    point: FloatArray
+
+    def node_levers(self) -> FloatArray:
+        """(n, K, 3): the lever arm of each stencil node's side."""
+        return self.levers[np.arange(len(self.levers))[:, None], self.group.side]
+
+    def node_lever_derivatives(self) -> FloatArray:
+        """(n, K, K, 3, 3): ∂ρ_side(k)/∂u_j for each stencil node k."""
+        return self.lever_derivative[np.arange(len(self.levers))[:, None], self.group.side]
+
+    def contact(self, j: int) -> dict:
+        """The quantities of the group's j-th contact (keys as the attributes, and ``w``)."""
+        return {
+            "w": self.group.weights[j],
+            "side": self.group.side[j],
+            **{
+                name: getattr(self, name)[j]
+                for name in (
+                    "sign",
+                    "levers",
+                    "lever_derivative",
+                    "taus",
+                    "constraint",
+                    "shift",
+                    "push",
+                    "push_derivative",
+                    "point",
+                )
+            },
+        }
+
+    @staticmethod
+    def stack(group: _Group, contacts: list[dict]) -> "_Geometry":
+        """The geometry of ``group`` from one :meth:`contact` dict per contact."""
+        k = group.nodes.shape[1]
+        shapes = {
+            "sign": (k,),
+            "levers": (1, 3),
+            "lever_derivative": (1, k, 3, 3),
+            "taus": (1, 3),
+            "constraint": (3,),
+            "shift": (3,),
+            "push": (3,),
+            "push_derivative": (k, 3, 3),
+            "point": (3,),
+        }
+        return _Geometry(
+            group,
+            **{
+                name: np.array([c[name] for c in contacts]).reshape(len(contacts), *shape)
+                for name, shape in shapes.items()
+            },
+        )
 
 
 class RollingContact:
@@ -459,19 +586,21 @@ class RollingContact:
         b_rod = np.where(obstacle, 0, contacts.rod_b)
         b_element = np.where(obstacle, 0, contacts.element_b)
         b = st.material_points(b_rod, b_element, contacts.s_b)
-        nodes, weights, side = [], [], []
-        for i in range(len(contacts)):
-            if obstacle[i]:
-                nodes.append(a.nodes[i])
-                weights.append(a.weights[i])
-                side.append(np.zeros(a.nodes.shape[1], np.int64))
-            else:
-                nodes.append(np.concatenate([a.nodes[i], b.nodes[i]]))
-                weights.append(np.concatenate([a.weights[i], b.weights[i]]))
-                side.append(
-                    np.repeat(np.array([0, 1], np.int64), [a.nodes.shape[1], b.nodes.shape[1]])
-                )
-        return _Points(contacts, ids, nodes, weights, side)
+        pair, on_obstacle = np.flatnonzero(~obstacle), np.flatnonzero(obstacle)
+        sides = np.repeat(np.array([0, 1], np.int64), [a.nodes.shape[1], b.nodes.shape[1]])
+        pairs = _Group(
+            pair,
+            np.hstack([a.nodes[pair], b.nodes[pair]]),
+            np.hstack([a.weights[pair], b.weights[pair]]),
+            np.tile(sides, (len(pair), 1)),
+        )
+        on_obstacles = _Group(
+            on_obstacle,
+            a.nodes[on_obstacle],
+            a.weights[on_obstacle],
+            np.zeros(a.nodes[on_obstacle].shape, np.int64),
+        )
+        return _Points(contacts, ids, pairs, on_obstacles)
 
     # -- the step ------------------------------------------------------------------------------
     def prepare(self, t: float, dt: float) -> None:
@@ -495,161 +624,231 @@ class RollingContact:
             [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
         )
 
-    def _nodal(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """(state, uₙ, reference, rates) at every stencil node (flattened in contact order).
+    def _nodal(
+        self, group: _Group, with_impacts: bool
+    ) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+        """(mid, increment, τ, impact) at the stencil nodes of ``group``: (n, K, 3) each, (n,).
 
-        ``rates`` holds (vₙ, ωₙ) when a contact has its impact in this step, else zeros.
+        ``mid`` is x₀ + ½(uₙ + u), ``increment`` u − uₙ. With ``with_impacts``, the contacts
+        whose impact is in this step (``impact``) have the rows of the impact: the increments
+        and τ less ½Δt times the velocities at tₙ (the material points end the step together).
         """
-        assert self._points is not None
-        nodes = np.concatenate(self._points.nodes) if self._points.nodes else np.zeros(0, np.int64)
-        st = self._stencils
+        st, nodes = self._stencils, group.nodes
         state = st.gather(nodes, self._rod.state.x.array, 6)
         previous = st.gather(nodes, self._rod.displacement.x.array, 3)
-        rates = np.zeros((len(nodes), 6))
+        u, tau = state[..., :3], state[..., 3:]
+        mid = st.reference_positions(nodes) + 0.5 * (previous + u)
+        increment = u - previous
+        assert self._points is not None
+        impacting = np.fromiter(self._impacting, np.int64, len(self._impacting))
+        impact = np.isin(self._points.ids[group.index], impacting) & with_impacts
         if self._impacting and self._velocities is not None:  # the same on every rank
             velocity, angular_velocity = self._velocities
-            rates[:, :3] = st.gather(nodes, velocity.x.array, 3)
-            rates[:, 3:] = st.gather(nodes, angular_velocity.x.array, 3)
-        return state, previous, st.reference_positions(nodes), rates
+            at = impact[:, None, None]
+            increment = np.where(
+                at, increment - 0.5 * self._dt * st.gather(nodes, velocity.x.array, 3), increment
+            )
+            tau = np.where(
+                at, tau - 0.5 * self._dt * st.gather(nodes, angular_velocity.x.array, 3), tau
+            )
+        return mid, increment, tau, impact
 
-    def _geometry(
-        self,
-        i: int,
-        state: FloatArray,
-        previous: FloatArray,
-        reference: FloatArray,
-        k0: int,
-        rates: FloatArray | None = None,
-    ) -> dict:
-        """Lever arms, their derivatives and the point quantities of contact i.
+    def _geometries(self, with_impacts: bool = True) -> tuple[_Geometry, _Geometry]:
+        """The geometry of the contacts between rods and of those with obstacles.
 
-        With ``rates`` (vₙ, ωₙ at the nodes) the rows are the impact's: the increments less
-        ½Δt times the velocities at tₙ (the material points end the step together).
-
-        Keys: ``w`` (K,) weights, ``side`` (K,) 0/1, ``sign`` (K,) +1 on a, −1 on b,
-        ``levers`` (sides, 3), ``lever_derivative`` (sides, K, 3, 3) = ∂ρ_side/∂u_k,
-        ``taus`` (sides, 3), ``constraint`` (3,), ``push`` (3,) the direction in which the
-        contact pushes rod a, ``push_derivative`` (K, 3, 3) = ∂push/∂u_k, ``point`` (3,) the
-        contact point.
+        Args:
+            with_impacts: The rows of contacts whose impact is in this step are the impact's.
         """
         assert self._points is not None
-        p = self._points
-        w, side = p.weights[i], p.side[i]
-        k = slice(k0, k0 + len(w))
-        u, tau, un, x0 = state[k, :3], state[k, 3:], previous[k], reference[k]
-        mid = x0 + 0.5 * (un + u)
-        increment = u - un
-        shift_factor = 1.0
-        if rates is not None:
-            increment = increment - 0.5 * self._dt * rates[k, :3]
-            tau = tau - 0.5 * self._dt * rates[k, 3:]
-            shift_factor = 0.5  # relative to the obstacle's surface: −½Δt (v − V)
-        contacts = p.contacts
-        ra = self._radii[contacts.rod_a[i]]
+        pairs, on_obstacles = self._points.groups
+        return (
+            self._pair_geometry(pairs, *self._nodal(pairs, with_impacts)),
+            self._obstacle_geometry(on_obstacles, *self._nodal(on_obstacles, with_impacts)),
+        )
+
+    def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
+        """:meth:`_Geometry.contact` of every active contact, in the step's order."""
+        assert self._points is not None
+        out: list[dict] = [{} for _ in self._points.ids]
+        for geometry in self._geometries(with_impacts):
+            for j, i in enumerate(geometry.group.index):
+                out[i] = geometry.contact(j)
+        return out
+
+    def _pair_geometry(
+        self,
+        group: _Group,
+        mid: FloatArray,
+        increment: FloatArray,
+        tau: FloatArray,
+        _impact: BoolArray,
+    ) -> _Geometry:
+        """The geometry of contacts between rods (arguments from :meth:`_nodal`)."""
+        assert self._points is not None
+        contacts = self._points.contacts
+        ra = self._radii[contacts.rod_a[group.index]]
+        rb = self._radii[contacts.rod_b[group.index]]
+        alpha = (ra / (ra + rb))[:, None]
+        w, side = group.weights, group.side
+        wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
+        centre_a = np.einsum("nk,nkc->nc", wa, mid)
+        distance = np.einsum("nk,nkc->nc", wb, mid) - centre_a
+        levers = np.stack([alpha * distance, (1 - alpha) * distance], axis=1)
+        ds = 0.5 * np.where(side == 0, -w, w)  # ∂D/∂u_k = ½ s_k w_k I
+        base = ds[..., None, None] * np.eye(3)
+        lever_derivative = np.stack(
+            [alpha[..., None, None] * base, (1 - alpha[..., None, None]) * base], axis=1
+        )
+        length = np.linalg.norm(distance, axis=1)[:, None, None]
+        push = -distance / length[:, :, 0]
+        # ∂(−D/|D|)/∂u_k = −(I − n⊗n)/|D| ½ s_k w_k
+        turn = -(np.eye(3) - push[:, :, None] * push[:, None, :]) / length
+        sign = np.where(side == 0, 1.0, -1.0)
+        taus = np.stack(
+            [np.einsum("nk,nkc->nc", wa, tau), np.einsum("nk,nkc->nc", wb, tau)], axis=1
+        )
+        shift = np.zeros((len(w), 3))
+        return _Geometry(
+            group,
+            sign=sign,
+            levers=levers,
+            lever_derivative=lever_derivative,
+            taus=taus,
+            constraint=np.einsum("nk,nkc->nc", sign * w, increment)
+            + np.cross(taus, levers).sum(axis=1)
+            + shift,
+            shift=shift,
+            push=push,
+            push_derivative=ds[..., None, None] * turn[:, None],
+            point=centre_a + levers[:, 0],
+        )
+
+    def _obstacle_geometry(
+        self,
+        group: _Group,
+        mid: FloatArray,
+        increment: FloatArray,
+        tau: FloatArray,
+        impact: BoolArray,
+    ) -> _Geometry:
+        """The geometry of contacts with obstacles (arguments from :meth:`_nodal`)."""
+        assert self._points is not None
+        contacts = self._points.contacts
         eye = np.eye(3)
-        out: dict = {"w": w, "side": side}
-        if contacts.kind[i] == KIND_OBSTACLE:
+        t_mid = self._t + 0.5 * self._dt
+        out = []
+        for j, i in enumerate(group.index):
+            w = group.weights[j]
+            ra = self._radii[contacts.rod_a[i]]
             obstacle = self._obstacles[int(contacts.rod_b[i])]
-            centre = w @ mid
-            t_mid = self._t + 0.5 * self._dt
+            centre = w @ mid[j]
             _, grad, hessian = obstacle.distance(centre[None, :], t_mid)
             nu = grad[0] / np.linalg.norm(grad[0])
             levers = (-ra * nu)[None, :]
-            # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
-            lever_derivative = (-0.5 * ra * w[:, None, None] * hessian[0][None])[None]
             velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
-            out["shift"] = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
-            out["push"] = nu
+            shift_factor = 0.5 if impact[j] else 1.0  # relative to the surface: −½Δt (v − V)
+            shift = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
+            taus = (w @ tau[j])[None, :]
             # ∂ν/∂u_k = (I − ν⊗ν) H/|∇φ| ½ w_k
             turn = (eye - np.outer(nu, nu)) @ hessian[0] / np.linalg.norm(grad[0])
-            out["push_derivative"] = 0.5 * w[:, None, None] * turn[None]
-            out["point"] = centre - ra * nu
-            sign = np.ones(len(w))
-            taus = (w @ tau)[None, :]
-        else:
-            rb = self._radii[contacts.rod_b[i]]
-            alpha = ra / (ra + rb)
-            wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
-            distance = wb @ mid - wa @ mid
-            levers = np.stack([alpha * distance, (1 - alpha) * distance])
-            ds = 0.5 * np.where(side == 0, -w, w)  # ∂D/∂u_k = ½ s_k w_k I
-            base = ds[:, None, None] * eye[None]
-            lever_derivative = np.stack([alpha * base, (1 - alpha) * base])
-            out["shift"] = np.zeros(3)
-            push = -distance / np.linalg.norm(distance)
-            out["push"] = push
-            # ∂(−D/|D|)/∂u_k = −(I − n⊗n)/|D| ½ s_k w_k
-            turn = -(eye - np.outer(push, push)) / np.linalg.norm(distance)
-            out["push_derivative"] = ds[:, None, None] * turn[None]
-            out["point"] = wa @ mid + levers[0]
-            sign = np.where(side == 0, 1.0, -1.0)
-            taus = np.stack([wa @ tau, wb @ tau])
-        out.update(
-            levers=levers,
-            lever_derivative=lever_derivative,
-            sign=sign,
-            taus=taus,
-            constraint=(sign * w) @ increment + np.cross(taus, levers).sum(axis=0) + out["shift"],
-        )
-        return out
+            out.append(
+                {
+                    "sign": np.ones(len(w)),
+                    "levers": levers,
+                    # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
+                    "lever_derivative": (-0.5 * ra * w[:, None, None] * hessian[0][None])[None],
+                    "taus": taus,
+                    "constraint": w @ increment[j] + np.cross(taus, levers).sum(axis=0) + shift,
+                    "shift": shift,
+                    "push": nu,
+                    "push_derivative": 0.5 * w[:, None, None] * turn[None],
+                    "point": centre - ra * nu,
+                }
+            )
+        return _Geometry.stack(group, out)
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
         assert self._points is not None
-        p = self._points
-        state, previous, reference, rates = self._nodal()
-        forces: list[tuple[IntArray, FloatArray]] = []
-        constraint = []
-        stiffness, coupling, jacobian, multiplier_blocks = [], [], [], []
-        k0 = 0
-        axes = np.arange(3)
-        for i in range(len(p.ids)):
-            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
-            nodes = p.nodes[i]
-            k0 += len(nodes)
-            w, sign, side = geo["w"], geo["sign"], geo["side"]
-            mu = multipliers[3 * i : 3 * i + 3]
-            lever = geo["levers"][side]  # (K, 3): each node's lever arm
-            trans = 6 * nodes[:, None] + axes  # (K, 3) dofs
-            rot = trans + 3
-            rows_mu = (3 * i + axes)[None, :]
-            constraint.append(geo["constraint"])
-            forces.append((trans.ravel(), ((sign * w)[:, None] * mu).ravel()))
-            forces.append((rot.ravel(), (w[:, None] * np.cross(lever, mu)).ravel()))
-            identity = (sign * w)[:, None, None] * np.eye(3)
-            lever_cross = w[:, None, None] * _skew_many(lever)  # wₖ [ρ]×
-            # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
-            coupling.append(_blocks(trans, rows_mu, identity[:, None]))
-            coupling.append(_blocks(rot, rows_mu, lever_cross[:, None]))
-            # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
-            tau_cross = _skew_many(geo["taus"])  # (sides, 3, 3)
-            moved = np.einsum("sab,skbc->kac", tau_cross, geo["lever_derivative"])
-            translation_rows, rotation_rows = identity + moved, -lever_cross
-            if int(p.ids[i]) in self._sliding and int(p.ids[i]) not in self._impacting:
-                sliding = self._sliding_rows(geo, mu, translation_rows, rotation_rows)
-                constraint[-1], translation_rows, rotation_rows, block_mu = sliding
-                multiplier_blocks.append(_blocks(rows_mu, rows_mu, block_mu[None, None]))
-            jacobian.append(_blocks(rows_mu, trans, translation_rows[None]))
-            jacobian.append(_blocks(rows_mu, rot, rotation_rows[None]))
-            # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
-            derivative = geo["lever_derivative"][side]  # (K, K, 3, 3)
-            block = -w[:, None, None, None] * np.einsum("ab,kjbc->kjac", _skew(mu), derivative)
-            stiffness.append(_blocks(rot, trans, block))
-
-        def entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
-            if not parts:
-                return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-            return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
-
+        constraint = np.zeros((len(self._points.ids), 3))
+        rows = [self._rows(g, multipliers.reshape(-1, 3), constraint) for g in self._geometries()]
         return PointLinearisation(
-            force_rows=np.concatenate([f[0] for f in forces] or [np.zeros(0, np.int64)]),
-            force_values=np.concatenate([f[1] for f in forces] or [np.zeros(0)]),
-            constraint=np.concatenate(constraint) if constraint else np.zeros(0),
-            stiffness=entries(stiffness),
-            coupling=entries(coupling),
-            constraint_jacobian=entries(jacobian),
-            multiplier_jacobian=entries(multiplier_blocks),
+            force_rows=np.concatenate([r.force_rows for r in rows]),
+            force_values=np.concatenate([r.force_values for r in rows]),
+            constraint=constraint.ravel(),
+            stiffness=_entries([r.stiffness for r in rows]),
+            coupling=_entries([r.coupling for r in rows]),
+            constraint_jacobian=_entries([r.constraint_jacobian for r in rows]),
+            multiplier_jacobian=_entries([r.multiplier_jacobian for r in rows]),
         )
+
+    def _rows(
+        self, geometry: _Geometry, multipliers: FloatArray, constraint: FloatArray
+    ) -> PointLinearisation:
+        """The linearisation of a group of contacts, its constraint written into ``constraint``.
+
+        Args:
+            geometry: The group's geometry.
+            multipliers: (contacts, 3) the multipliers of all active contacts.
+            constraint: (contacts, 3) c of all active contacts (the group's rows are set).
+        """
+        group = geometry.group
+        mu = multipliers[group.index]  # (n, 3)
+        w, sign = group.weights, geometry.sign
+        axes = np.arange(3)
+        trans = 6 * group.nodes[..., None] + axes  # (n, K, 3) dofs
+        rot = trans + 3
+        rows_mu = (3 * group.index[:, None] + axes)[:, None, :]  # (n, 1, 3)
+        lever = geometry.node_levers()  # (n, K, 3): each node's lever arm
+        identity = (sign * w)[..., None, None] * np.eye(3)
+        lever_cross = w[..., None, None] * _skew_many(lever)  # wₖ [ρ]×
+        # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
+        coupling = _entries(
+            [
+                _blocks(trans, rows_mu, identity[:, :, None]),
+                _blocks(rot, rows_mu, lever_cross[:, :, None]),
+            ]
+        )
+        # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
+        moved = np.einsum("nsab,nskbc->nkac", _skew_many(geometry.taus), geometry.lever_derivative)
+        translation_rows, rotation_rows = identity + moved, -lever_cross
+        rolling = geometry.constraint.copy()
+        multiplier_blocks = []
+        for j in self._sliding_in(group):
+            rolling[j], translation_rows[j], rotation_rows[j], block_mu = self._sliding_rows(
+                geometry.contact(j), mu[j], translation_rows[j], rotation_rows[j]
+            )
+            multiplier_blocks.append(_blocks(rows_mu[j], rows_mu[j], block_mu[None, None]))
+        constraint[group.index] = rolling
+        # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
+        block = -w[..., None, None, None] * np.einsum(
+            "nab,nkjbc->nkjac", _skew_many(mu), geometry.node_lever_derivatives()
+        )
+        return PointLinearisation(
+            force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
+            force_values=np.concatenate(
+                [
+                    ((sign * w)[..., None] * mu[:, None, :]).ravel(),
+                    (w[..., None] * np.cross(lever, mu[:, None, :])).ravel(),
+                ]
+            ),
+            constraint=rolling.ravel(),
+            stiffness=_blocks(rot, trans, block),
+            coupling=coupling,
+            constraint_jacobian=_entries(
+                [
+                    _blocks(rows_mu, trans, translation_rows[:, None]),
+                    _blocks(rows_mu, rot, rotation_rows[:, None]),
+                ]
+            ),
+            multiplier_jacobian=_entries(multiplier_blocks),
+        )
+
+    def _sliding_in(self, group: _Group) -> list[int]:
+        """Positions in ``group`` of the contacts that slide (not those with an impact)."""
+        assert self._points is not None
+        ids = (int(i) for i in self._points.ids[group.index])
+        return [j for j, i in enumerate(ids) if i in self._sliding and i not in self._impacting]
 
     def _sliding_rows(
         self,
@@ -703,21 +902,13 @@ class RollingContact:
         d_mu = tangent + k * np.outer(direction, n)
         return residual, d_translation, d_rotation, d_mu
 
-    def _impact_rates(self, i: int, rates: FloatArray) -> FloatArray | None:
-        """The nodal rates for contact i's rows if its impact is in this step, else None."""
-        assert self._points is not None
-        return rates if int(self._points.ids[i]) in self._impacting else None
-
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
         """Pressure p of each contact (positive when pressing) at the current state."""
         assert self._points is not None
-        state, previous, reference, rates = self._nodal()
-        out, k0 = [], 0
-        for i in range(len(self._points.ids)):
-            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
-            k0 += len(self._points.nodes[i])
-            out.append(-float(multipliers[3 * i : 3 * i + 3] @ geo["push"]))
-        return np.array(out)
+        push = np.zeros((len(self._points.ids), 3))
+        for geometry in self._geometries():
+            push[geometry.group.index] = geometry.push
+        return -np.einsum("nc,nc->n", multipliers.reshape(-1, 3), push)
 
     def move_points(self, multipliers: FloatArray) -> bool:
         """Place the step's contact points where the gap is conserved; release tensile ones.
@@ -776,11 +967,10 @@ class RollingContact:
             Whether a contact switched (solve the step again).
         """
         assert self._points is not None and self.friction_coefficient is not None
-        state, previous, reference, rates = self._nodal()
-        switched, k0 = False, 0
+        geometries = self._contact_geometries()
+        switched = False
         for i, identity in enumerate(int(j) for j in self._points.ids):
-            geo = self._geometry(i, state, previous, reference, k0, self._impact_rates(i, rates))
-            k0 += len(self._points.nodes[i])
+            geo = geometries[i]
             if identity in self._impacting or identity in self._switched:
                 continue
             mu, n = multipliers[3 * i : 3 * i + 3], geo["push"]
@@ -956,21 +1146,20 @@ class RollingContact:
         """Record every contact of the accepted step (the state holds uₙ₊₁ and τ)."""
         assert self._points is not None
         p = self._points
-        state, previous, reference, rates = self._nodal()
-        rows, k0 = [], 0
+        geometries = self._contact_geometries()
+        raw = self._contact_geometries(with_impacts=False) if self._impacting else geometries
+        rows = []
         gaps = self._end_gaps if len(self._end_gaps) == len(p.ids) else np.full(len(p.ids), np.nan)
         for i in range(len(p.ids)):
-            impact_rates = self._impact_rates(i, rates)
-            geo = self._geometry(i, state, previous, reference, k0, impact_rates)
+            geo = geometries[i]
             mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
             loss, friction_loss = 0.0, 0.0
-            if impact_rates is not None:  # μ·BΔq: the energy the impact took from the rods
-                raw = self._geometry(i, state, previous, reference, k0)
-                loss = float(mu @ (raw["constraint"] - raw["shift"]))
-            sliding = int(p.ids[i]) in self._sliding and impact_rates is None
+            impact = int(p.ids[i]) in self._impacting
+            if impact:  # μ·BΔq: the energy the impact took from the rods
+                loss = float(mu @ (raw[i]["constraint"] - raw[i]["shift"]))
+            sliding = int(p.ids[i]) in self._sliding and not impact
             if sliding:  # μ·BΔq: the work of friction against the slip
                 friction_loss = float(mu @ (geo["constraint"] - geo["shift"]))
-            k0 += len(p.nodes[i])
             push = geo["push"]
             pressure = -float(mu @ push)
             tangential = float(np.linalg.norm(mu + pressure * push))
