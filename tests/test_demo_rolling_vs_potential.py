@@ -36,4 +36,3 @@ def test_demo_rolling_vs_potential(comm, shared_tmp, monkeypatch):
     assert sticky["trajectory_difference_end"] < 0.2 * frictionless["trajectory_difference_end"]
     assert sticky["dissipated_fraction"] > 0
     assert (out / "compare.png").exists() and (out / "friction_sweep.png").exists()
-
