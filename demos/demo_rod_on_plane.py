@@ -149,16 +149,11 @@ else:
         quadrature_degree=quadrature_degree,
     )
     loads = [Gravity((0, 0, -gravity))]
-# The ring's steps: the backtracking line search that ObstaclePotential asks for with friction
-# fails near convergence on the rolling ring (DIVERGED_LINE_SEARCH, the step is cut: 1280
-# steps instead of 500 for t = 0.5 s); the l2 line search takes every step.
-options = {"snes_linesearch_type": "l2"} if args.scene == "ring" else {}
 problem = DynamicProblem(
     rod,
     loads=loads,
     petsc_options_prefix="rod_on_plane_",
     contributions=[contact],
-    petsc_options=options,
 )
 # -
 
