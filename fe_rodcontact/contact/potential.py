@@ -38,6 +38,7 @@ from fe_rodcontact.contact.laws import (
     LinearPenaltyLaw,
     NormalLaw,
     RepulsiveLaw,
+    SmoothPenaltyLaw,
 )
 from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -62,9 +63,19 @@ def ufl_energy(law: NormalLaw, gap: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
     if isinstance(law, LinearPenaltyLaw):
         overlap = law.activation_gap - gap
         return 0.5 * law.penalty * ufl.conditional(ufl.gt(overlap, 0), overlap**2, 0)
+    if isinstance(law, SmoothPenaltyLaw):  # the same pieces as SmoothPenaltyLaw.energy
+        e, c = law.penalty, law.cutoff_gap
+        x = ufl.min_value(ufl.max_value(c - gap, 0.0), c)
+        if law.smoothness == 1:
+            transition, at_zero = e * x**3 / (6.0 * c), c**2 / 6.0
+        else:
+            transition = e * (x**4 / (4.0 * c**2) - x**5 / (10.0 * c**3))
+            at_zero = 3.0 * c**2 / 20.0
+        linear = e * (at_zero - 0.5 * c * gap + 0.5 * gap**2)
+        return ufl.conditional(ufl.le(gap, 0.0), linear, transition)
     raise InputError(
         f"contact law {type(law).__name__} has no UFL energy here; obstacle potential contact "
-        "supports RepulsiveLaw, AdhesiveLaw and LinearPenaltyLaw."
+        "supports RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw and SmoothPenaltyLaw."
     )
 
 
@@ -99,7 +110,8 @@ class ObstaclePotential:
     Args:
         rod: The rod model.
         obstacle: An infinite :class:`Plane` (optionally moving) or :class:`Cylinder`.
-        law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw).
+        law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw,
+            SmoothPenaltyLaw).
         damping: Optional normal damping −β g^(−ν) (n⊗n) v (Tatone), v the velocity of the
             centreline over the step; the energy it removes is ``dissipated_energy``.
         friction: Optional regularised Coulomb friction −μ F_n v_τ/sqrt(|v_τ|² + ε²) with F_n
@@ -272,7 +284,7 @@ class ObstaclePotential:
 
     def check_start(self) -> None:
         """Every quadrature point has a positive gap (power laws are singular at g ≤ 0)."""
-        if isinstance(self._law, LinearPenaltyLaw):
+        if not self._law.singular:  # the penalty laws accept any gap
             return
         rod = self._rod
         x = self._reference + rod.displacement
