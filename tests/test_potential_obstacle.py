@@ -55,6 +55,26 @@ def dropped_rod(comm, gap0, base=0.0):
     return CosseratRod(rods, SECTION)
 
 
+def drop(rod, obstacle, law, speed, t_end, prefix):
+    """The rod thrown at ``speed`` towards the obstacle; (series, lowest z displacement)."""
+    problem = DynamicProblem(
+        rod, petsc_options_prefix=prefix, contributions=[ObstaclePotential(rod, obstacle, law)]
+    )
+    problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
+    z_min = []
+    problem.solve(
+        t_end,
+        TimeStepping(dt=1e-3),
+        on_step=lambda p: z_min.append(
+            p.rod.mesh.comm.allreduce(
+                float(p.rod.displacement.x.array.reshape(-1, 3)[:, 2].min(initial=np.inf)),
+                op=MPI.MIN,
+            )
+        ),
+    )
+    return problem.series.arrays(), min(z_min)
+
+
 OBSTACLES = {
     "plane": (0.0, Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")),
     # a cylinder along y under the rod: the rod (along y) falls radially onto it
@@ -67,22 +87,7 @@ def test_drop_energy_and_minimum_gap(comm, which):
     gap0, speed = 0.2, 1.0
     base, floor = OBSTACLES[which]
     rod = dropped_rod(comm, gap0, base)
-    problem = DynamicProblem(
-        rod, petsc_options_prefix="drop_", contributions=[ObstaclePotential(rod, floor, LAW)]
-    )
-    problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
-    z_min = []
-    problem.solve(
-        0.4,
-        TimeStepping(dt=1e-3),
-        on_step=lambda p: z_min.append(
-            p.rod.mesh.comm.allreduce(
-                float(p.rod.displacement.x.array.reshape(-1, 3)[:, 2].min(initial=np.inf)),
-                op=MPI.MIN,
-            )
-        ),
-    )
-    series = problem.series.arrays()
+    series, lowest = drop(rod, floor, LAW, speed, 0.4, "drop_")
     total = series["total_energy"]
     drift = np.abs(total - total[0]).max() / total[0]
     print(f"energy drift {drift:.3g}")
@@ -90,7 +95,7 @@ def test_drop_energy_and_minimum_gap(comm, which):
     nu, alpha = LAW.exponent, LAW.coefficient
     w0 = alpha * gap0 ** (1 - nu) / (nu - 1)
     g_min = ((nu - 1) / alpha * (0.5 * speed**2 + w0)) ** (1 / (1 - nu))
-    discrete = gap0 + min(z_min)
+    discrete = gap0 + lowest
     print(f"minimum gap {discrete:.8g}, closed form {g_min:.8g}")
     assert abs(discrete - g_min) / g_min < 7e-4, (discrete, g_min)
     # Elastic bounce: it leaves with the speed it came with (energy back in kinetic form).
@@ -287,24 +292,8 @@ def test_smooth_penalty_drop_conserves_energy_and_reaches_the_balance_depth(comm
     """
     law = SmoothPenaltyLaw(penalty=1e3, cutoff_gap=0.005, smoothness=smoothness)
     gap0, speed = 0.02, 1.0
-    rod = dropped_rod(comm, gap0)
     floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-    problem = DynamicProblem(
-        rod, petsc_options_prefix="drop_smooth_", contributions=[ObstaclePotential(rod, floor, law)]
-    )
-    problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
-    z_min = []
-    problem.solve(
-        0.15,
-        TimeStepping(dt=1e-3),
-        on_step=lambda p: z_min.append(
-            p.rod.mesh.comm.allreduce(
-                float(p.rod.displacement.x.array.reshape(-1, 3)[:, 2].min(initial=np.inf)),
-                op=MPI.MIN,
-            )
-        ),
-    )
-    series = problem.series.arrays()
+    series, lowest = drop(dropped_rod(comm, gap0), floor, law, speed, 0.15, "drop_smooth_")
     total = series["total_energy"]
     assert np.abs(total - total[0]).max() / total[0] < 1e-8
     target = 0.5 * SECTION.rhoA * speed**2  # per unit length (the rod is 1 long)
@@ -313,7 +302,7 @@ def test_smooth_penalty_drop_conserves_energy_and_reaches_the_balance_depth(comm
         mid = 0.5 * (low + high)
         low, high = (mid, high) if law.energy(mid) > target else (low, mid)
     g_min = 0.5 * (low + high)
-    discrete = gap0 + min(z_min)
+    discrete = gap0 + lowest
     print(f"smoothness {smoothness}: least gap {discrete:.8g}, energy balance {g_min:.8g}")
     assert abs(discrete - g_min) / abs(g_min) < 1e-3
     assert series["kinetic_energy"][-1] == pytest.approx(0.5 * speed**2, rel=1e-4)
