@@ -36,7 +36,8 @@ contact.
 **Which minima are contacts.** A minimiser inside both segments is a stationary point of the
 distance (tangency to round-off). A minimiser clamped at an element end is a contact only if the
 neighbouring element's pair is clamped at the same node from the other side (a kink of a P1 or
-P2 centreline); otherwise the neighbour holds the true minimum. A minimiser at the free end of an
+P2 centreline); otherwise the neighbour holds the true minimum. On the smooth centreline (no
+kinks) the compiled narrow phase drops such results at once. A minimiser at the free end of an
 open rod is an *end contact* (``at_end``; tangency does not hold on that rod). Point contacts
 of the same two rods closer than one element in both s_a and s_b are one contact, the one with
 the smallest gap (a minimum found from two elements, or local minima that a P1 polyline's
@@ -619,6 +620,9 @@ class ContactSearch:
                 self._margin,
                 self._sin_line,
                 self._line_xi,
+                seg.first,
+                seg.last,
+                self._centreline.representation == "smooth",
             )
         else:
             pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
