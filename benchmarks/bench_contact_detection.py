@@ -18,25 +18,34 @@ volume grows with the number of rods (constant density; about one contact per ro
 What is timed
 -------------
 ``ContactSearch.find()`` (segments of the current configuration, exchange, broad phase,
-narrow phase, gathering and selection), median of ``--repeats`` calls, wall clock and CPU
-time of the process (the machine is shared: the wall clock includes waiting for a core). Next to
-it, in the same process: one Newton iteration of a clamped straight P1 rod with the same
-number of elements (Jacobian assembly + LU factor/solve + residual, through the SNES
+narrow phase, gathering and selection) once per step over ``--steps`` steps of a moving
+configuration: a swirl u(x) = A (sin(k y + φ), sin(k z + 1.3 φ), sin(k x + 0.7 φ)) with
+wavelength 2π/k = 20 R, whose phase φ advances each step so that no node moves more than
+``--motion`` × margin per step (default 0.1: the margin is a fraction of the radius *plus*
+the distance the rods move in one step, so a step moves the rods by a fraction of it). The
+search reuses its candidate pairs (a Verlet list, skin = margin) until the centrelines have
+moved skin / 2 since it was built, then runs the broad phase again. Reported: the mean time
+per step (what a run pays), how many steps rebuilt the list, and the median time of a
+rebuilding step and of a reusing step (so other motions can be worked out); wall clock and
+CPU time of the process (the machine is shared: the wall clock includes waiting for a core).
+Next to it, in the same process: one Newton iteration of a clamped straight P1 rod with the
+same number of elements (Jacobian assembly + LU factor/solve + residual, through the SNES
 callbacks of :class:`~fe_rodcontact.statics.StaticProblem`: ``RodIteration`` of
 ``bench_newton_iteration.py``). An iteration's cost depends on the number and degree of the
-elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2``
-the table also gives the bytes each rank sent per search (halo nodes, segments near the other
-rank's box, results), summed over ranks.
+elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2`` the table also gives
+the bytes each rank sent per step (halo nodes, segments near the other rank's box or the
+listed segments' coefficients, results), summed over ranks: the mean, and on a rebuilding
+and a reusing step.
 
 Usage::
 
     python benchmarks/bench_contact_detection.py --sizes 1000 10000 100000 1000000
     mpiexec -n 2 python benchmarks/bench_contact_detection.py --sizes 1000 10000 100000
+    python benchmarks/bench_contact_detection.py --skin 0   # no list: the broad phase every step
 """
 
 import argparse
 import time
-from collections.abc import Callable
 
 from mpi4py import MPI
 
@@ -55,21 +64,49 @@ PER_TURN = 32
 SECTION = Section(EA=1e4, GA1=1e4, GA2=1e4, EI1=2, EI2=2, GJ=1.5, radius=RADIUS)
 
 
-def median_seconds(action: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """Median wall and CPU time of ``repeats`` calls (after one untimed call), max over ranks.
+def swirl(u: dolfinx.fem.Function, phase: float, amplitude: float) -> None:
+    """Set u to the swirl of the module docstring at ``phase``."""
+    k = 2 * np.pi / (20 * RADIUS)
+    u.interpolate(
+        lambda x: (
+            amplitude
+            * np.array(
+                [
+                    np.sin(k * x[1] + phase),
+                    np.sin(k * x[2] + 1.3 * phase),
+                    np.sin(k * x[0] + 0.7 * phase),
+                ]
+            )
+        )
+    )
+    u.x.scatter_forward()
 
-    On a shared machine the wall clock includes time spent waiting for a core; the CPU time
-    of the process does not.
+
+def timed_steps(
+    search: ContactSearch, u: dolfinx.fem.Function, steps: int, motion: float
+) -> list[tuple[float, float, bool, int]]:
+    """(wall s, CPU s, rebuilt, bytes sent over ranks) of ``find()`` at each step, max over ranks.
+
+    The phase advances by 0.05 per step and the amplitude is chosen so that no node moves
+    more than ``motion`` × margin per step (|d/dφ| ≤ 1.3 A). The first call (which builds the
+    list and compiles nothing new) is not counted.
     """
-    action()
-    walls, cpus = [], []
-    for _ in range(repeats):
-        MPI.COMM_WORLD.barrier()
+    comm = MPI.COMM_WORLD
+    dphi = 0.05
+    amplitude = motion * MARGIN / (1.3 * dphi)
+    swirl(u, 0.0, amplitude)
+    search.find()
+    rows = []
+    for step in range(1, steps + 1):
+        swirl(u, step * dphi, amplitude)
+        comm.barrier()
         start, cpu = time.perf_counter(), time.process_time()
-        action()
-        walls.append(MPI.COMM_WORLD.allreduce(time.perf_counter() - start, op=MPI.MAX))
-        cpus.append(MPI.COMM_WORLD.allreduce(time.process_time() - cpu, op=MPI.MAX))
-    return float(np.median(walls)), float(np.median(cpus))
+        search.find()
+        wall = comm.allreduce(time.perf_counter() - start, op=MPI.MAX)
+        cpu = comm.allreduce(time.process_time() - cpu, op=MPI.MAX)
+        rebuilt = comm.allreduce(search.statistics.rebuilt, op=MPI.LOR)
+        rows.append((wall, cpu, rebuilt, comm.allreduce(search.statistics.bytes_sent)))
+    return rows
 
 
 def helix_scene(elements: int) -> list[Curve]:
@@ -118,11 +155,21 @@ def newton_iteration_seconds(elements: int, repeats: int) -> tuple[float, float]
     )
 
 
+def _median(values: list[float]) -> float:
+    return float(np.median(values)) if values else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--scenes", nargs="+", default=["helix", "soup"])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=20, help="moving steps timed per scene")
+    parser.add_argument(
+        "--motion", type=float, default=0.1, help="largest node motion per step / margin"
+    )
+    parser.add_argument(
+        "--skin", type=float, default=None, help="ContactSearch skin (default: the margin)"
+    )
     parser.add_argument("--no-newton", action="store_true", help="skip the Newton iteration")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
@@ -141,61 +188,63 @@ def main() -> None:
                 newton_seconds[size] = newton_iteration_seconds(total, 3)
             element = basix.ufl.element("Lagrange", "interval", 1, shape=(3,))
             u = dolfinx.fem.Function(dolfinx.fem.functionspace(rods.mesh, element))
-            search = ContactSearch(rods, u, [RADIUS] * rods.num_rods, margin=MARGIN)
+            search = ContactSearch(rods, u, [RADIUS] * rods.num_rods, margin=MARGIN, skin=args.skin)
+            steps = timed_steps(search, u, args.steps, args.motion)
             found = search.find()
-            seconds, cpu = median_seconds(search.find, args.repeats)
-            stats = search.statistics
-            sent = comm.allreduce(stats.bytes_sent)
-            candidates = comm.allreduce(stats.candidates)
-            phases = {k: comm.allreduce(v, op=MPI.MAX) for k, v in stats.seconds.items()}
-            newton, newton_cpu = newton_seconds.get(size, (float("nan"), float("nan")))
-            rows.append(
-                (
-                    scene,
-                    total,
-                    len(found),
-                    candidates,
-                    seconds,
-                    newton,
-                    cpu,
-                    newton_cpu,
-                    sent,
-                    phases,
-                )
+            rebuilt = [r for r in steps if r[2]]
+            reused = [r for r in steps if not r[2]]
+            row = {
+                "scene": scene,
+                "elements": total,
+                "contacts": len(found),
+                "candidates": comm.allreduce(search.statistics.candidates),
+                "wall": float(np.mean([r[0] for r in steps])),
+                "cpu": float(np.mean([r[1] for r in steps])),
+                "rebuilds": len(rebuilt),
+                "rebuild cpu": _median([r[1] for r in rebuilt]),
+                "reuse cpu": _median([r[1] for r in reused]),
+                "bytes": float(np.mean([r[3] for r in steps])),
+                "rebuild bytes": _median([r[3] for r in rebuilt]),
+                "reuse bytes": _median([r[3] for r in reused]),
+            }
+            row["newton"], row["newton cpu"] = newton_seconds.get(
+                size, (float("nan"), float("nan"))
             )
+            rows.append(row)
             if comm.rank == 0:  # as it comes: the largest sizes take minutes
                 print(
-                    f"{scene} {total}: detection {1e3 * seconds:.3g} ms, Newton iteration "
-                    f"{1e3 * newton:.4g} ms, ratio {seconds / newton:.3f} (CPU {1e3 * cpu:.3g} / "
-                    f"{1e3 * newton_cpu:.4g} ms = {cpu / newton_cpu:.3f}), {sent} bytes sent",
+                    f"{scene} {total}: detection per step {1e3 * row['wall']:.3g} ms "
+                    f"(CPU {1e3 * row['cpu']:.3g}; {row['rebuilds']}/{args.steps} steps rebuilt, "
+                    f"CPU {1e3 * row['rebuild cpu']:.3g} ms rebuilding, "
+                    f"{1e3 * row['reuse cpu']:.3g} ms reusing), Newton iteration "
+                    f"{1e3 * row['newton']:.4g} ms (CPU {1e3 * row['newton cpu']:.4g}), "
+                    f"CPU ratio {row['cpu'] / row['newton cpu']:.3f}, "
+                    f"{row['bytes']:.0f} bytes sent per step",
                     flush=True,
                 )
     if comm.rank == 0:
-        print(f"ranks: {comm.size}")
+        print(f"ranks: {comm.size}, {args.steps} steps, motion {args.motion} × margin per step")
         print(
-            "| scene | elements | contacts | candidates | detection ms | Newton it. ms | "
-            "ratio | CPU: detection / Newton ms | CPU ratio | bytes sent/step | "
-            "segments/exchange/broad/narrow/select ms |"
+            "| scene | elements | contacts | candidates | detection ms/step (CPU) | rebuilds | "
+            "rebuild / reuse CPU ms | Newton it. CPU ms | CPU ratio per step | "
+            "CPU ratio rebuild step | bytes/step mean (rebuild / reuse) |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for scene, total, n, candidates, seconds, newton, cpu, newton_cpu, sent, phases in rows:
-            parts = "/".join(
-                f"{1e3 * phases[k]:.2g}"
-                for k in ("segments", "exchange", "broad", "narrow", "select")
-            )
+        for r in rows:
             print(
-                f"| {scene} | {total} | {n} | {candidates} | {1e3 * seconds:.3g} | "
-                f"{1e3 * newton:.4g} | {seconds / newton:.3f} | {1e3 * cpu:.3g} / "
-                f"{1e3 * newton_cpu:.4g} | {cpu / newton_cpu:.3f} | {sent} | {parts} |"
+                f"| {r['scene']} | {r['elements']} | {r['contacts']} | {r['candidates']} | "
+                f"{1e3 * r['cpu']:.3g} | {r['rebuilds']}/{args.steps} | "
+                f"{1e3 * r['rebuild cpu']:.3g} / {1e3 * r['reuse cpu']:.3g} | "
+                f"{1e3 * r['newton cpu']:.4g} | {r['cpu'] / r['newton cpu']:.3f} | "
+                f"{r['rebuild cpu'] / r['newton cpu']:.3f} | "
+                f"{r['bytes']:.0f} ({r['rebuild bytes']:.0f} / {r['reuse bytes']:.0f}) |"
             )
         for scene in args.scenes:
-            for label, column in (("wall", 4), ("CPU", 6)):
-                sizes = [(row[1], row[column]) for row in rows if row[0] == scene]
-                if len(sizes) >= 2:
-                    (n0, t0), (n1, t1) = sizes[0], sizes[-1]
-                    big = [(t, s) for t, s in sizes if t >= 10000]
-                    if len(big) >= 2:
-                        (n0, t0), (n1, t1) = big[0], big[-1]
+            for label in ("cpu", "rebuild cpu"):
+                sizes = [(r["elements"], r[label]) for r in rows if r["scene"] == scene]
+                big = [(n, t) for n, t in sizes if n >= 10000]
+                if len(big) >= 2:
+                    (n0, t0), (n1, t1) = big[0], big[-1]
                     print(
                         f"{scene}: cost exponent ({label}) between {n0} and {n1} elements: "
                         f"{np.log(t1 / t0) / np.log(n1 / n0):.3f}"

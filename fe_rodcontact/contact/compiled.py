@@ -741,3 +741,38 @@ def boxes_overlapping(
                 hit[i] = True
                 break
     return hit
+
+
+@numba.njit(cache=True)
+def largest_move(coefficients: FloatArray, reference: FloatArray) -> float:
+    """The largest distance any point of any segment has moved from ``reference``.
+
+    The difference of two cubics is a cubic, which lies in the convex hull of its Bézier
+    control points (see :func:`segment_boxes`): the largest of their lengths bounds it.
+    """
+    largest = 0.0
+    for p in range(coefficients.shape[0]):
+        b0 = b1 = b2 = b3 = 0.0
+        for k in range(3):
+            c0 = coefficients[p, 0, k] - reference[p, 0, k]
+            c1 = coefficients[p, 1, k] - reference[p, 1, k]
+            c2 = coefficients[p, 2, k] - reference[p, 2, k]
+            c3 = coefficients[p, 3, k] - reference[p, 3, k]
+            b0 += c0 * c0
+            b1 += (c0 + c1 / 3.0) ** 2
+            b2 += (c0 + (2.0 * c1 + c2) / 3.0) ** 2
+            b3 += (c0 + c1 + c2 + c3) ** 2
+        largest = max(largest, max(max(b0, b1), max(b2, b3)))
+    return np.sqrt(largest)
+
+
+@numba.njit(cache=True)
+def gap_bounds(
+    coefficients: FloatArray, radius: FloatArray, first: IntArray, second: IntArray
+) -> FloatArray:
+    """A lower bound of each pair's gap (the halves' chord bound less both radii)."""
+    out = np.empty(first.shape[0])
+    for p in range(first.shape[0]):
+        a, b = first[p], second[p]
+        out[p] = _halves_bound(coefficients, a, b) - radius[a] - radius[b]
+    return out

@@ -15,6 +15,16 @@ lower bound go on to the narrow phase. Grid and narrow phase run as numba-compil
 (:mod:`~fe_rodcontact.contact.compiled`); ``find(brute_force=True)`` runs the same tests on all
 pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/contact.md).
 
+**Reusing the candidates (Verlet list).** The broad phase looks for pairs within
+margin + ``skin`` (default skin = margin) and keeps them with a lower bound of each pair's gap.
+Later searches reuse the list while no point of any centreline has moved more than skin / 2
+since it was built (a bound from the Bézier control points of the difference of the segments,
+one allreduce): then two segments have come closer by at most the skin, so every pair now
+within the margin is listed; pairs whose bound less twice that motion exceeds the margin
+skip the narrow phase. A reusing step exchanges only the listed remote segments'
+coefficients. The results are the same as without a list (a test compares them step by
+step); skin = 0 runs the broad phase on every call.
+
 **Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
 owned elements of one rod, boxes around groups of :data:`CLUSTER` of those, and so on up to at
 most :data:`CLUSTER` boxes. The top level is allgathered; going down, a rank sends another only
@@ -195,8 +205,9 @@ class SearchStatistics:
     Attributes:
         segments: Owned segments.
         received: Segments received from other ranks.
-        candidates: Segment pairs passing the broad phase and evaluated here.
+        candidates: Segment pairs of the broad phase (within margin + skin) evaluated here.
         bytes_sent: Bytes this rank sent (halo, segments, results).
+        rebuilt: Whether the broad phase ran (else the neighbour list was reused).
         seconds: Wall time of the phases on this rank.
     """
 
@@ -204,6 +215,7 @@ class SearchStatistics:
     received: int = 0
     candidates: int = 0
     bytes_sent: int = 0
+    rebuilt: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -242,6 +254,71 @@ def _unit(v: FloatArray) -> tuple[FloatArray, FloatArray]:
     return v / np.maximum(n, 1e-300)[:, None], n
 
 
+@dataclass(frozen=True)
+class _NeighbourList:
+    """Candidate segment pairs within margin + skin, and what it takes to reuse them.
+
+    Attributes:
+        coefficients: The local segments' coefficients when the list was built.
+        first: First segment of each pair (index into local + received segments).
+        second: Second segment of each pair.
+        bound: A lower bound of each pair's gap when the list was built.
+        send_index: Per rank, the local segments sent to it.
+        received: Per rank, the segments received from it (their coefficients go stale).
+        owner: Owner rank of each local and received segment.
+    """
+
+    coefficients: FloatArray
+    first: IntArray
+    second: IntArray
+    bound: FloatArray
+    send_index: list[IntArray]
+    received: list[SegmentArrays]
+    owner: IntArray
+
+    @staticmethod
+    def build(
+        local: SegmentArrays,
+        segments: SegmentArrays,
+        owner: IntArray,
+        first: IntArray,
+        second: IntArray,
+        bound: FloatArray,
+        send_index: list[IntArray],
+    ) -> "_NeighbourList":
+        """The list of a fresh broad phase (``segments``: local, then received by rank)."""
+        received = []
+        start = len(local)
+        remote_owner = owner[len(local) :]
+        for q in range(len(send_index)):
+            count = int(np.count_nonzero(remote_owner == q))
+            received.append(segments.take(np.arange(start, start + count)))
+            start += count
+        return _NeighbourList(
+            local.coefficients.copy(), first, second, bound, send_index, received, owner
+        )
+
+    def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, IntArray, int]:
+        """Local and received segments in the list's order, with current coefficients."""
+        if comm.size == 1:
+            return local, self.owner, 0
+        outgoing = [
+            local.coefficients[index] if len(index) and q != comm.rank else None
+            for q, index in enumerate(self.send_index)
+        ]
+        sent = sum(c.nbytes for c in outgoing if c is not None)
+        incoming = comm.alltoall(outgoing)
+        parts = [local]
+        for old, fresh in zip(self.received, incoming, strict=True):
+            if len(old):
+                parts.append(
+                    SegmentArrays(
+                        old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
+                    )
+                )
+        return SegmentArrays.concatenate(parts), self.owner, sent
+
+
 class ContactSearch:
     """Contact detection for all rods of a mesh (and rigid obstacles), in parallel.
 
@@ -264,6 +341,10 @@ class ContactSearch:
             bottom element of a ring of 20 or fewer elements per radius as a point contact.
         representation: Centreline representation (see
             :mod:`~fe_rodcontact.contact.centreline`); None: smooth for P1, P2 for P2.
+        skin: Extra distance of the broad phase (≥ 0; None: the margin). Segment pairs are
+            looked for within margin + skin and the list is reused, while no point of any
+            centreline has moved more than skin / 2 since it was built (a Verlet list; see
+            the module docstring). 0 runs the broad phase on every call.
     """
 
     def __init__(
@@ -281,6 +362,7 @@ class ContactSearch:
         line_points: int = 2,
         flat_tolerance: float = 1e-2,
         representation: str | None = None,
+        skin: float | None = None,
     ):
         comm = rods.comm
         message = None
@@ -288,6 +370,11 @@ class ContactSearch:
             message = (
                 f"contact search margin must be positive, got {margin!r}; take a fraction of "
                 "the rod radius (e.g. 0.1 R) plus the distance the rods move in one step."
+            )
+        elif skin is not None and not (np.isfinite(skin) and skin >= 0):
+            message = (
+                f"contact search skin must be >= 0, got {skin!r}; give about the margin "
+                "(the default), or 0 to search every call."
             )
         elif not (np.isfinite(line_angle) and 0 <= line_angle < 90):
             message = f"line_angle must be in [0, 90) degrees, got {line_angle!r}."
@@ -299,6 +386,9 @@ class ContactSearch:
         self._centreline = Centreline(rods, displacement, radii, representation)
         self._rods = rods
         self._margin = float(margin)
+        self._skin = self._margin if skin is None else float(skin)
+        self._band = self._margin + self._skin
+        self._neighbours: _NeighbourList | None = None
         n_rods = rods.num_rods
         allowed = np.zeros((n_rods, n_rods), dtype=bool)
         message = None
@@ -408,14 +498,31 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        segments, owner, sent = self._exchange(local, brute_force)
+        listed, moved = (None, 0.0) if brute_force else self._valid_neighbours(local)
+        if listed is None:
+            segments, owner, sent, send_index = self._exchange(local, brute_force)
+        else:
+            segments, owner, sent = listed.update(local, comm)
         stats.received = len(segments) - len(local)
         stats.bytes_sent += sent
         stats.seconds["exchange"] = perf_counter() - clock
 
         clock = perf_counter()
-        first, second = self._candidate_pairs(segments, owner, brute_force)
+        if listed is None:
+            first, second = self._candidate_pairs(segments, owner, brute_force)
+            bound = compiled.gap_bounds(segments.coefficients, segments.radius, first, second)
+            stats.rebuilt = True
+            if not brute_force:
+                self._neighbours = listed = _NeighbourList.build(
+                    local, segments, owner, first, second, bound, send_index
+                )
+        else:
+            first, second, bound = listed.first, listed.second, listed.bound
         stats.candidates = len(first)
+        # Only pairs whose gap bound at the build, less what both may have moved since, is
+        # within the margin go on to the narrow phase.
+        near = bound - 2.0 * moved <= self._margin
+        first, second = first[near], second[near]
         stats.seconds["broad"] = perf_counter() - clock
 
         clock = perf_counter()
@@ -438,14 +545,20 @@ class ContactSearch:
 
     def _exchange(
         self, local: SegmentArrays, everything: bool
-    ) -> tuple[SegmentArrays, IntArray, int]:
-        """Local segments plus those of other ranks that may touch them, and their owners."""
+    ) -> tuple[SegmentArrays, IntArray, int, list[IntArray]]:
+        """Local segments plus those of other ranks that may touch them, and their owners.
+
+        Returns:
+            The segments (local first, then those received, by rank), the owner of each, the
+            bytes sent and, per rank, the local segments sent to it.
+        """
         comm = self._rods.comm
         owner = np.full(len(local), comm.rank, dtype=np.int64)
+        send_index: list[IntArray] = [np.zeros(0, np.int64) for _ in range(comm.size)]
         if comm.size == 1:
-            return local, owner, 0
+            return local, owner, 0, send_index
         centre, rho = local.bounding_spheres()
-        reach = rho + local.radius + 0.5 * self._margin
+        reach = rho + local.radius + 0.5 * self._band
         # Boxes in levels: level 0 are stretches of at most CLUSTER consecutive elements of one
         # rod in the local order (a box around two far-apart pieces of rod would let everything
         # through); level k + 1 groups CLUSTER boxes of level k, up to at most CLUSTER boxes.
@@ -486,7 +599,8 @@ class ContactSearch:
                 hit = np.zeros(len(local), dtype=bool)
             else:
                 hit = compiled.spheres_reaching(centre, reach, clusters[:, :3], clusters[:, 3:])
-            outgoing.append(local.take(np.flatnonzero(hit)).pack() if hit.any() else None)
+            send_index[q] = np.flatnonzero(hit)
+            outgoing.append(local.take(send_index[q]).pack() if hit.any() else None)
         sent += sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
         incoming = comm.alltoall(outgoing)
         parts, owners = [local], [owner]
@@ -494,7 +608,29 @@ class ContactSearch:
             if pack is not None:
                 parts.append(SegmentArrays(*pack))
                 owners.append(np.full(len(pack[0]), q, dtype=np.int64))
-        return SegmentArrays.concatenate(parts), np.concatenate(owners), sent
+        return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
+
+    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", float]:
+        """The neighbour list, if it still holds every pair within the margin (collective).
+
+        It does while no point of any centreline has moved more than skin / 2 since the list
+        was built: then two segments have come closer by at most the skin.
+
+        Returns:
+            The list (None: run the broad phase) and how far the centrelines have moved.
+        """
+        comm = self._rods.comm
+        listed = self._neighbours
+        moved = (
+            compiled.largest_move(local.coefficients, listed.coefficients)
+            if listed is not None
+            else np.inf
+        )
+        if comm.size > 1:
+            moved = comm.allreduce(moved, op=MPI.MAX)
+        if listed is not None and 2.0 * moved <= self._skin:
+            return listed, moved
+        return None, 0.0
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
@@ -514,7 +650,7 @@ class ContactSearch:
         # Boxes of the Bézier control points grown by the radius and half the margin: two
         # segments within the margin have overlapping grown boxes.
         low, high = segments.boxes()
-        grow = (segments.radius + 0.5 * self._margin)[:, None]
+        grow = (segments.radius + 0.5 * self._band)[:, None]
         low, high = low - grow, high + grow
         if not everything:
             return compiled.near_pairs(
@@ -522,7 +658,7 @@ class ContactSearch:
                 reach,
                 low,
                 high,
-                self._margin,
+                self._band,
                 segments.rod,
                 segments.element,
                 segments.s0,
@@ -539,7 +675,7 @@ class ContactSearch:
             )
         # Brute force (the reference for tests): every pair of segments, same tests.
         i, j = np.triu_indices(n, k=1)
-        close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._margin
+        close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._band
         close &= np.all((low[i] <= high[j]) & (low[j] <= high[i]), axis=1)
         i, j = i[close], j[close]
         rod_i, rod_j = segments.rod[i], segments.rod[j]
@@ -585,10 +721,10 @@ class ContactSearch:
             - segments.radius[first]
             - segments.radius[second]
         )
-        near = bound <= self._margin
+        near = bound <= self._band
         first, second = first[near], second[near]
         halves = compiled.halves_bounds(c, first, second)
-        near = halves - segments.radius[first] - segments.radius[second] <= self._margin
+        near = halves - segments.radius[first] - segments.radius[second] <= self._band
         return first[near], second[near]
 
     def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
@@ -910,7 +1046,10 @@ class ContactSearch:
                 return min(d, lengths[rod] - d) if closed[rod] else d
 
             groups: dict[tuple[int, ...], list[int]] = {}
-            for i in point[np.argsort(found.gap[point], kind="stable")]:
+            # Smallest gap first; equal gaps (a minimum at a node, found from both elements)
+            # by element, so that the order in which pairs were evaluated does not matter.
+            by_gap = np.lexsort((found.element_b[point], found.element_a[point], found.gap[point]))
+            for i in point[by_gap]:
                 groups.setdefault(tuple(group[i]), []).append(int(i))
             for members in groups.values():
                 taken: list[int] = []
