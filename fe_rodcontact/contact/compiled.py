@@ -245,8 +245,8 @@ def near_pairs(
     coefficients: FloatArray,
     bulge: FloatArray,
     radius: FloatArray,
-) -> tuple[IntArray, IntArray]:
-    """Candidate segment pairs (first, second) for this rank's narrow phase.
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """Candidate segment pairs (first, second, gap bound) for this rank's narrow phase.
 
     Returns the pairs whose inflated boxes (``low``, ``high``: each segment's box, already
     grown by its radius and half the margin) and bounding spheres overlap (within the margin),
@@ -256,9 +256,10 @@ def near_pairs(
     n = centre.shape[0]
     first = np.empty(max(16, 4 * n), dtype=np.int64)
     second = np.empty(max(16, 4 * n), dtype=np.int64)
+    gap_bound = np.empty(max(16, 4 * n))
     count = 0
     if n < 2:
-        return first[:0], second[:0]
+        return first[:0], second[:0], gap_bound[:0]
     order, cell, start, nx, ny = _grid(low, high, max(8 * n, 1 << 16))
     # Boxes and spheres in the sorted order: the inner loop reads contiguous memory.
     box = np.empty((n, 6))
@@ -320,18 +321,22 @@ def near_pairs(
                 bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
                 if bound > margin:
                     continue
-                if _halves_bound(coefficients, a, b) - radius[a] - radius[b] > margin:
+                bound = _halves_bound(coefficients, a, b) - radius[a] - radius[b]
+                if bound > margin:
                     continue
                 if count == first.shape[0]:
                     grown_first = np.empty(2 * count, dtype=np.int64)
                     grown_second = np.empty(2 * count, dtype=np.int64)
+                    grown_bound = np.empty(2 * count)
                     grown_first[:count] = first
                     grown_second[:count] = second
-                    first, second = grown_first, grown_second
+                    grown_bound[:count] = gap_bound
+                    first, second, gap_bound = grown_first, grown_second, grown_bound
                 first[count] = a
                 second[count] = b
+                gap_bound[count] = bound
                 count += 1
-    return first[:count], second[:count]
+    return first[:count], second[:count], gap_bound[:count]
 
 
 @numba.njit(cache=True, inline="always")

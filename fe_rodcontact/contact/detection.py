@@ -240,6 +240,37 @@ def _reduce_boxes(
     return np.minimum.reduceat(low, starts, axis=0), np.maximum.reduceat(high, starts, axis=0)
 
 
+def _octree_groups(points: FloatArray, size: int, bits: int = 10) -> tuple[IntArray, IntArray]:
+    """Points grouped by octree cells over their bounding box, about ``size`` per group.
+
+    The points are sorted along the Z-order (Morton) curve; a group is a cell of the coarsest
+    octree level with at least ``len(points) / size`` occupied cells (at least two groups
+    while there are more than ``size`` points, so that levels always shrink).
+
+    Returns:
+        The order of the points and the start of each group in that order.
+    """
+    n = len(points)
+    low = points.min(axis=0)
+    span = np.maximum(points.max(axis=0) - low, 1e-300)
+    cells = ((points - low) / span * ((1 << bits) - 1)).astype(np.uint64)
+    code = np.zeros(n, dtype=np.uint64)
+    for bit in range(bits):
+        for axis in range(3):
+            code |= ((cells[:, axis] >> np.uint64(bit)) & np.uint64(1)) << np.uint64(3 * bit + axis)
+    order = np.argsort(code, kind="stable").astype(np.int64)
+    code = code[order]
+    wanted = max(2, -(-n // size))
+    for depth in range(1, bits + 1):
+        prefix = code >> np.uint64(3 * (bits - depth))
+        new = np.flatnonzero(np.concatenate([[True], prefix[1:] != prefix[:-1]]))
+        if len(new) >= wanted:
+            break
+    else:  # coincident points: fixed-size runs
+        new = np.arange(0, n, size)
+    return order, new.astype(np.int64)
+
+
 def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
     x, w = np.polynomial.legendre.leggauss(n)
     return 0.5 * (x + 1), 0.5 * w
@@ -440,6 +471,8 @@ class ContactSearch:
         segments, _ = self._centreline.segments()
         np.maximum.at(local_count, segments.rod, segments.element + 1)
         self._n_elements = np.zeros_like(local_count)
+        # Owned segments along their rods (the local cell order need not be).
+        self._local_order = np.lexsort((segments.element, segments.rod)).astype(np.int64)
         rods.comm.Allreduce(local_count, self._n_elements, op=MPI.MAX)
         self._obstacles = tuple(obstacles)
         self._sin_line = float(np.sin(np.radians(line_angle)))
@@ -509,8 +542,7 @@ class ContactSearch:
 
         clock = perf_counter()
         if listed is None:
-            first, second = self._candidate_pairs(segments, owner, brute_force)
-            bound = compiled.gap_bounds(segments.coefficients, segments.radius, first, second)
+            first, second, bound = self._candidate_pairs(segments, owner, brute_force)
             stats.rebuilt = True
             if not brute_force:
                 self._neighbours = listed = _NeighbourList.build(
@@ -520,8 +552,13 @@ class ContactSearch:
             first, second, bound = listed.first, listed.second, listed.bound
         stats.candidates = len(first)
         # Only pairs whose gap bound at the build, less what both may have moved since, is
-        # within the margin go on to the narrow phase.
-        near = bound - 2.0 * moved <= self._margin
+        # within the margin, and whose bound now is, go on to the narrow phase.
+        near = np.flatnonzero(bound - 2.0 * moved <= self._margin)
+        if moved > 0:
+            now = compiled.gap_bounds(
+                segments.coefficients, segments.radius, first[near], second[near]
+            )
+            near = near[now <= self._margin]
         first, second = first[near], second[near]
         stats.seconds["broad"] = perf_counter() - clock
 
@@ -560,13 +597,20 @@ class ContactSearch:
         centre, rho = local.bounding_spheres()
         reach = rho + local.radius + 0.5 * self._band
         # Boxes in levels: level 0 are stretches of at most CLUSTER consecutive elements of one
-        # rod in the local order (a box around two far-apart pieces of rod would let everything
-        # through); level k + 1 groups CLUSTER boxes of level k, up to at most CLUSTER boxes.
+        # rod (a box around two far-apart pieces of rod would let everything through); level
+        # k + 1 groups the boxes of level k by the cells of an octree over the rank's region,
+        # as fine as gives about CLUSTER boxes per group, until at most CLUSTER boxes are left.
+        # A group never spans far more than its boxes (a short rod far from the rank's other
+        # rods keeps a box of its own), so what overlaps another rank stays near the interface.
         low, high = centre - reach[:, None], centre + reach[:, None]
-        starts = _cluster_starts(local.rod, local.element, CLUSTER)
-        levels = [_reduce_boxes(low, high, starts)]
+        along = self._local_order
+        starts = _cluster_starts(local.rod[along], local.element[along], CLUSTER)
+        levels = [_reduce_boxes(low[along], high[along], starts)]
         while len(levels[-1][0]) > CLUSTER:
-            levels.append(_reduce_boxes(*levels[-1], np.arange(0, len(levels[-1][0]), CLUSTER)))
+            below_low, below_high = levels[-1]
+            order, group_starts = _octree_groups(below_low + below_high, CLUSTER)
+            levels[-1] = (below_low[order], below_high[order])
+            levels.append(_reduce_boxes(*levels[-1], group_starts))
         depth = comm.allreduce(len(levels), op=MPI.MAX)
         while len(levels) < depth:
             levels.append(levels[-1])
@@ -634,8 +678,8 @@ class ContactSearch:
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
-    ) -> tuple[IntArray, IntArray]:
-        """Segment pairs (first, second) to evaluate here.
+    ) -> tuple[IntArray, IntArray, FloatArray]:
+        """Segment pairs (first, second) to evaluate here, and a lower bound of their gaps.
 
         The grid kernel of :mod:`~fe_rodcontact.contact.compiled`, or with ``everything``
         all pairs filtered by the same tests in numpy (the reference the tests compare with).
@@ -643,7 +687,7 @@ class ContactSearch:
         rank = self._rods.comm.rank
         n = len(segments)
         if n < 2:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         centre, rho, bulge = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
@@ -723,9 +767,10 @@ class ContactSearch:
         )
         near = bound <= self._band
         first, second = first[near], second[near]
-        halves = compiled.halves_bounds(c, first, second)
-        near = halves - segments.radius[first] - segments.radius[second] <= self._band
-        return first[near], second[near]
+        bound = compiled.halves_bounds(c, first, second) - segments.radius[first]
+        bound -= segments.radius[second]
+        near = bound <= self._band
+        return first[near], second[near], bound[near]
 
     def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
         """Distance along the rod between material points (the shorter way on loops)."""
