@@ -61,7 +61,6 @@ margin); ``impacts="error"`` raises it for every impact.
 
 import copy
 import csv
-from dataclasses import dataclass
 from pathlib import Path
 
 from mpi4py import MPI
@@ -78,6 +77,13 @@ from fe_rodcontact.contact.detection import (
     RawContacts,
 )
 from fe_rodcontact.contact.obstacles import Obstacle
+from fe_rodcontact.contact.rolling_geometry import (
+    ActiveContacts,
+    ContactGroup,
+    GroupGeometry,
+    obstacle_geometry,
+    pair_geometry,
+)
 from fe_rodcontact.contact.stencils import CentrelineStencils
 from fe_rodcontact.contributions import PointLinearisation
 from fe_rodcontact.errors import raise_collectively
@@ -130,130 +136,6 @@ def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
-
-
-@dataclass(frozen=True)
-class _Group:
-    """Active contacts of one kind (between rods, or with obstacles), stencils as arrays.
-
-    Attributes:
-        index: (n,) positions of the contacts in the step's contact list.
-        nodes: (n, K) stencil nodes of a, then of b.
-        weights: (n, K) their weights.
-        side: (n, K) 0 for nodes of a, 1 for nodes of b.
-    """
-
-    index: IntArray
-    nodes: IntArray
-    weights: FloatArray
-    side: IntArray
-
-
-@dataclass(frozen=True)
-class _Points:
-    """The active contacts of a step: rows and stencils (the same on every rank)."""
-
-    contacts: RawContacts
-    ids: IntArray
-    pairs: _Group  # contacts between rods
-    on_obstacles: _Group  # contacts with obstacles
-
-    @property
-    def groups(self) -> tuple[_Group, _Group]:
-        """Both kinds of contacts."""
-        return self.pairs, self.on_obstacles
-
-    @property
-    def nodes(self) -> list[IntArray]:
-        """Stencil nodes of each contact in the step's order (of a, then of b)."""
-        out: list[IntArray] = [np.zeros(0, np.int64)] * len(self.ids)
-        for group in self.groups:
-            for j, i in enumerate(group.index):
-                out[i] = group.nodes[j]
-        return out
-
-
-@dataclass(frozen=True)
-class _Geometry:
-    """Lever arms, their derivatives and the point quantities of a group of contacts.
-
-    Shapes for n contacts with K stencil nodes and S sides (2 between rods, 1 on an obstacle).
-
-    Attributes:
-        group: The contacts.
-        sign: (n, K) +1 on the nodes of a, −1 on those of b.
-        levers: (n, S, 3) lever arm ρ of each side.
-        lever_derivative: (n, S, K, 3, 3) ∂ρ_side/∂u_k.
-        taus: (n, S, 3) τ̄ of each side.
-        constraint: (n, 3) c.
-        shift: (n, 3) the obstacle surface's motion in c (zero between rods).
-        push: (n, 3) the direction in which the contact pushes rod a.
-        push_derivative: (n, K, 3, 3) ∂push/∂u_k.
-        point: (n, 3) the contact point.
-    """
-
-    group: _Group
-    sign: FloatArray
-    levers: FloatArray
-    lever_derivative: FloatArray
-    taus: FloatArray
-    constraint: FloatArray
-    shift: FloatArray
-    push: FloatArray
-    push_derivative: FloatArray
-    point: FloatArray
-
-    def node_levers(self) -> FloatArray:
-        """(n, K, 3): the lever arm of each stencil node's side."""
-        return self.levers[np.arange(len(self.levers))[:, None], self.group.side]
-
-    def node_lever_derivatives(self) -> FloatArray:
-        """(n, K, K, 3, 3): ∂ρ_side(k)/∂u_j for each stencil node k."""
-        return self.lever_derivative[np.arange(len(self.levers))[:, None], self.group.side]
-
-    def contact(self, j: int) -> dict:
-        """The quantities of the group's j-th contact (keys as the attributes, and ``w``)."""
-        return {
-            "w": self.group.weights[j],
-            "side": self.group.side[j],
-            **{
-                name: getattr(self, name)[j]
-                for name in (
-                    "sign",
-                    "levers",
-                    "lever_derivative",
-                    "taus",
-                    "constraint",
-                    "shift",
-                    "push",
-                    "push_derivative",
-                    "point",
-                )
-            },
-        }
-
-    @staticmethod
-    def stack(group: _Group, contacts: list[dict]) -> "_Geometry":
-        """The geometry of ``group`` from one :meth:`contact` dict per contact."""
-        k = group.nodes.shape[1]
-        shapes = {
-            "sign": (k,),
-            "levers": (1, 3),
-            "lever_derivative": (1, k, 3, 3),
-            "taus": (1, 3),
-            "constraint": (3,),
-            "shift": (3,),
-            "push": (3,),
-            "push_derivative": (k, 3, 3),
-            "point": (3,),
-        }
-        return _Geometry(
-            group,
-            **{
-                name: np.array([c[name] for c in contacts]).reshape(len(contacts), *shape)
-                for name, shape in shapes.items()
-            },
-        )
 
 
 class RollingContact:
@@ -369,7 +251,7 @@ class RollingContact:
         self._h = np.array(
             [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
         )
-        self._points: _Points | None = None
+        self._points: ActiveContacts | None = None
         self._previous_points: dict[int, tuple[float, float]] = {}
         self._start = RawContacts.empty()
         self._end_gaps = np.zeros(0)
@@ -466,7 +348,9 @@ class RollingContact:
         rows = np.flatnonzero(active)
         self._impacting = {int(i) for i in ids[fresh]}
         self._start = found.take(rows)
-        self._points = self._stencil(self._guess(self._start, ids[rows]), ids[rows])
+        self._points = ActiveContacts.build(
+            self._stencils, self._guess(self._start, ids[rows]), ids[rows]
+        )
 
     def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
         """Keep rolling contacts whose identity the tracker lost.
@@ -549,7 +433,8 @@ class RollingContact:
         rows_array = np.unique(np.array(rows, dtype=np.int64))
         new, new_ids = tracked.take(rows_array), tracked_ids[rows_array]
         self._start = RawContacts.concatenate([self._start, new])
-        self._points = self._stencil(
+        self._points = ActiveContacts.build(
+            self._stencils,
             RawContacts.concatenate([self._points.contacts, new]),
             np.concatenate([self._points.ids, new_ids]),
         )
@@ -579,29 +464,6 @@ class RollingContact:
             start, start.s_a + shift_a, np.where(obstacle, start.s_b, start.s_b + shift_b)
         )
 
-    def _stencil(self, contacts: RawContacts, ids: IntArray) -> _Points:
-        st = self._stencils
-        a = st.material_points(contacts.rod_a, contacts.element_a, contacts.s_a)
-        obstacle = contacts.kind == KIND_OBSTACLE
-        b_rod = np.where(obstacle, 0, contacts.rod_b)
-        b_element = np.where(obstacle, 0, contacts.element_b)
-        b = st.material_points(b_rod, b_element, contacts.s_b)
-        pair, on_obstacle = np.flatnonzero(~obstacle), np.flatnonzero(obstacle)
-        sides = np.repeat(np.array([0, 1], np.int64), [a.nodes.shape[1], b.nodes.shape[1]])
-        pairs = _Group(
-            pair,
-            np.hstack([a.nodes[pair], b.nodes[pair]]),
-            np.hstack([a.weights[pair], b.weights[pair]]),
-            np.tile(sides, (len(pair), 1)),
-        )
-        on_obstacles = _Group(
-            on_obstacle,
-            a.nodes[on_obstacle],
-            a.weights[on_obstacle],
-            np.zeros(a.nodes[on_obstacle].shape, np.int64),
-        )
-        return _Points(contacts, ids, pairs, on_obstacles)
-
     # -- the step ------------------------------------------------------------------------------
     def prepare(self, t: float, dt: float) -> None:
         """Contacts at tₙ (the committed configuration): they roll during the step."""
@@ -625,7 +487,7 @@ class RollingContact:
         )
 
     def _nodal(
-        self, group: _Group, with_impacts: bool
+        self, group: ContactGroup, with_impacts: bool
     ) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
         """(mid, increment, τ, impact) at the stencil nodes of ``group``: (n, K, 3) each, (n,).
 
@@ -653,119 +515,40 @@ class RollingContact:
             )
         return mid, increment, tau, impact
 
-    def _geometries(self, with_impacts: bool = True) -> tuple[_Geometry, _Geometry]:
+    def _geometries(self, with_impacts: bool = True) -> tuple[GroupGeometry, GroupGeometry]:
         """The geometry of the contacts between rods and of those with obstacles.
 
         Args:
             with_impacts: The rows of contacts whose impact is in this step are the impact's.
         """
         assert self._points is not None
+        contacts = self._points.contacts
         pairs, on_obstacles = self._points.groups
-        return (
-            self._pair_geometry(pairs, *self._nodal(pairs, with_impacts)),
-            self._obstacle_geometry(on_obstacles, *self._nodal(on_obstacles, with_impacts)),
+        mid, increment, tau, _ = self._nodal(pairs, with_impacts)
+        between_rods = pair_geometry(pairs, contacts, self._radii, mid, increment, tau)
+        mid, increment, tau, impact = self._nodal(on_obstacles, with_impacts)
+        with_obstacles = obstacle_geometry(
+            on_obstacles,
+            contacts,
+            self._radii,
+            self._obstacles,
+            mid,
+            increment,
+            tau,
+            impact,
+            t=self._t,
+            dt=self._dt,
         )
+        return between_rods, with_obstacles
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
-        """:meth:`_Geometry.contact` of every active contact, in the step's order."""
+        """:meth:`GroupGeometry.contact` of every active contact, in the step's order."""
         assert self._points is not None
         out: list[dict] = [{} for _ in self._points.ids]
         for geometry in self._geometries(with_impacts):
             for j, i in enumerate(geometry.group.index):
                 out[i] = geometry.contact(j)
         return out
-
-    def _pair_geometry(
-        self,
-        group: _Group,
-        mid: FloatArray,
-        increment: FloatArray,
-        tau: FloatArray,
-        _impact: BoolArray,
-    ) -> _Geometry:
-        """The geometry of contacts between rods (arguments from :meth:`_nodal`)."""
-        assert self._points is not None
-        contacts = self._points.contacts
-        ra = self._radii[contacts.rod_a[group.index]]
-        rb = self._radii[contacts.rod_b[group.index]]
-        alpha = (ra / (ra + rb))[:, None]
-        w, side = group.weights, group.side
-        wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
-        centre_a = np.einsum("nk,nkc->nc", wa, mid)
-        distance = np.einsum("nk,nkc->nc", wb, mid) - centre_a
-        levers = np.stack([alpha * distance, (1 - alpha) * distance], axis=1)
-        ds = 0.5 * np.where(side == 0, -w, w)  # ∂D/∂u_k = ½ s_k w_k I
-        base = ds[..., None, None] * np.eye(3)
-        lever_derivative = np.stack(
-            [alpha[..., None, None] * base, (1 - alpha[..., None, None]) * base], axis=1
-        )
-        length = np.linalg.norm(distance, axis=1)[:, None, None]
-        push = -distance / length[:, :, 0]
-        # ∂(−D/|D|)/∂u_k = −(I − n⊗n)/|D| ½ s_k w_k
-        turn = -(np.eye(3) - push[:, :, None] * push[:, None, :]) / length
-        sign = np.where(side == 0, 1.0, -1.0)
-        taus = np.stack(
-            [np.einsum("nk,nkc->nc", wa, tau), np.einsum("nk,nkc->nc", wb, tau)], axis=1
-        )
-        shift = np.zeros((len(w), 3))
-        return _Geometry(
-            group,
-            sign=sign,
-            levers=levers,
-            lever_derivative=lever_derivative,
-            taus=taus,
-            constraint=np.einsum("nk,nkc->nc", sign * w, increment)
-            + np.cross(taus, levers).sum(axis=1)
-            + shift,
-            shift=shift,
-            push=push,
-            push_derivative=ds[..., None, None] * turn[:, None],
-            point=centre_a + levers[:, 0],
-        )
-
-    def _obstacle_geometry(
-        self,
-        group: _Group,
-        mid: FloatArray,
-        increment: FloatArray,
-        tau: FloatArray,
-        impact: BoolArray,
-    ) -> _Geometry:
-        """The geometry of contacts with obstacles (arguments from :meth:`_nodal`)."""
-        assert self._points is not None
-        contacts = self._points.contacts
-        eye = np.eye(3)
-        t_mid = self._t + 0.5 * self._dt
-        out = []
-        for j, i in enumerate(group.index):
-            w = group.weights[j]
-            ra = self._radii[contacts.rod_a[i]]
-            obstacle = self._obstacles[int(contacts.rod_b[i])]
-            centre = w @ mid[j]
-            _, grad, hessian = obstacle.distance(centre[None, :], t_mid)
-            nu = grad[0] / np.linalg.norm(grad[0])
-            levers = (-ra * nu)[None, :]
-            velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
-            shift_factor = 0.5 if impact[j] else 1.0  # relative to the surface: −½Δt (v − V)
-            shift = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
-            taus = (w @ tau[j])[None, :]
-            # ∂ν/∂u_k = (I − ν⊗ν) H/|∇φ| ½ w_k
-            turn = (eye - np.outer(nu, nu)) @ hessian[0] / np.linalg.norm(grad[0])
-            out.append(
-                {
-                    "sign": np.ones(len(w)),
-                    "levers": levers,
-                    # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
-                    "lever_derivative": (-0.5 * ra * w[:, None, None] * hessian[0][None])[None],
-                    "taus": taus,
-                    "constraint": w @ increment[j] + np.cross(taus, levers).sum(axis=0) + shift,
-                    "shift": shift,
-                    "push": nu,
-                    "push_derivative": 0.5 * w[:, None, None] * turn[None],
-                    "point": centre - ra * nu,
-                }
-            )
-        return _Geometry.stack(group, out)
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
@@ -783,7 +566,7 @@ class RollingContact:
         )
 
     def _rows(
-        self, geometry: _Geometry, multipliers: FloatArray, constraint: FloatArray
+        self, geometry: GroupGeometry, multipliers: FloatArray, constraint: FloatArray
     ) -> PointLinearisation:
         """The linearisation of a group of contacts, its constraint written into ``constraint``.
 
@@ -844,7 +627,7 @@ class RollingContact:
             multiplier_jacobian=_entries(multiplier_blocks),
         )
 
-    def _sliding_in(self, group: _Group) -> list[int]:
+    def _sliding_in(self, group: ContactGroup) -> list[int]:
         """Positions in ``group`` of the contacts that slide (not those with an impact)."""
         assert self._points is not None
         ids = (int(i) for i in self._points.ids[group.index])
@@ -930,8 +713,8 @@ class RollingContact:
                 keep = np.flatnonzero(~tensile)
                 self._impacting -= {int(i) for i in self._points.ids[tensile]}
                 self._start = self._start.take(keep)
-                self._points = self._stencil(
-                    self._points.contacts.take(keep), self._points.ids[keep]
+                self._points = ActiveContacts.build(
+                    self._stencils, self._points.contacts.take(keep), self._points.ids[keep]
                 )
                 return True
         self._store(multipliers)
@@ -955,7 +738,7 @@ class RollingContact:
         if np.max(shift) <= self._settle:
             return False
         moved = self._with_points(current, sigma_a, sigma_b)
-        self._points = self._stencil(moved, self._points.ids)
+        self._points = ActiveContacts.build(self._stencils, moved, self._points.ids)
         return True
 
     def _switch_sliding(self, multipliers: FloatArray) -> bool:
