@@ -70,13 +70,17 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.contact_set import ContactError, ContactSet, ContactTracker
-from fe_rodcontact.contact.detection import (
-    KIND_OBSTACLE,
-    MODE_LINE,
-    ContactSearch,
-    RawContacts,
-)
+from fe_rodcontact.contact.detection import ContactSearch, RawContacts
 from fe_rodcontact.contact.obstacles import Obstacle
+from fe_rodcontact.contact.rolling_contact_set import (
+    adopted_identities,
+    impact_problem,
+    match_contacts,
+    penetrating,
+    reach,
+    sliding_switches,
+    tracked_origins,
+)
 from fe_rodcontact.contact.rolling_geometry import (
     ActiveContacts,
     ContactGroup,
@@ -266,30 +270,11 @@ class RollingContact:
         """
         self._velocities = (velocity, angular_velocity)
 
-    def _reach(self, found: RawContacts) -> FloatArray:
-        """R_a + R_b (R_a for obstacles): the distance that gaps are measured against."""
-        return self._radii[found.rod_a] + np.where(
-            found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
-        )
-
     def _impact_problem(self, found: RawContacts, row: int) -> str | None:
         """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
-        where = (
-            f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
-            f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap {found.gap[row]:.3g}) closed "
-            f"in the step from t = {self._t:.6g}"
+        return impact_problem(
+            found, row, t=self._t, impacts=self.impacts, has_velocities=self._velocities is not None
         )
-        if self.impacts == "error":
-            return (
-                f"{where}: an impact, and impacts='error'. Start the rods in contact, use "
-                "impacts='inelastic', or use potential contact for impacts."
-            )
-        if self._velocities is None:
-            return (
-                f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
-                "passes (use_velocities). In statics, start the rods in contact."
-            )
-        return None
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
         """Make the contacts of ``found`` that roll in this step the active ones.
@@ -299,11 +284,11 @@ class RollingContact:
         """
         self._tracked, self._tracked_ids = found, ids
         if starting:
-            active = np.abs(found.gap) <= self._touch * self._reach(found)
+            active = np.abs(found.gap) <= self._touch * reach(self._radii, found)
             fresh = np.zeros(len(found), dtype=bool)
         else:
             known = np.isin(ids, np.fromiter(self._committed, np.int64, len(self._committed)))
-            fresh = ~known & (found.gap <= self._touch * self._reach(found))
+            fresh = ~known & (found.gap <= self._touch * reach(self._radii, found))
             problem = (
                 self._impact_problem(found, int(np.flatnonzero(fresh)[0]))
                 if np.any(fresh)
@@ -323,33 +308,14 @@ class RollingContact:
     def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
         """Keep rolling contacts whose identity the tracker lost.
 
-        The tracker keeps a point contact's identity while its points move less than its match
-        distance (two elements) per step; a contact that rolled farther comes back with a new
-        identity. An active contact that is gone, and a new touching one between the same rods
-        (the nearest), are the same contact: its multiplier, points and sliding state move to
-        the new identity instead of the new one counting as an impact.
+        Their multiplier, points and sliding state move to the new identity
+        (:func:`~fe_rodcontact.contact.rolling_contact_set.adopted_identities`) instead of the
+        new one counting as an impact.
         """
-        lost = self._committed - {int(i) for i in ids}
-        if not lost:
-            return
-        touching = found.gap <= self._touch * self._reach(found)
-        fresh = [j for j in np.flatnonzero(touching) if int(ids[j]) not in self._committed]
-        old = previous.contacts
-        for j in fresh:
-            same = [
-                r
-                for r in range(len(previous.ids))
-                if int(previous.ids[r]) in lost
-                and old.kind[r] == found.kind[j]
-                and old.rod_a[r] == found.rod_a[j]
-                and old.rod_b[r] == found.rod_b[j]
-                and (old.mode[r] == MODE_LINE) == (found.mode[j] == MODE_LINE)
-            ]
-            if not same:
-                continue
-            r = min(same, key=lambda r: abs(old.s_a[r] - found.s_a[j]))
-            was, now = int(previous.ids[r]), int(ids[j])
-            lost.discard(was)
+        adopted = adopted_identities(
+            previous, found, ids, self._committed, radii=self._radii, touch_tolerance=self._touch
+        )
+        for was, now in adopted:
             self._committed = (self._committed - {was}) | {now}
             if was in self._committed_sliding:
                 self._committed_sliding = (self._committed_sliding - {was}) | {now}
@@ -365,41 +331,22 @@ class RollingContact:
             matched: The rows of ``found`` that the active contacts became.
         """
         assert self._points is not None
-        through = found.gap < -self._touch * self._reach(found)
-        through[matched] = False
-        if not np.any(through):
+        through = penetrating(found, matched, radii=self._radii, touch_tolerance=self._touch)
+        if not len(through):
             return False
-        tracked, tracked_ids = self._tracked, self._tracked_ids
-        h = self._h
-        rows, problem = [], None
-        for j in np.flatnonzero(through):
-            problem = self._impact_problem(found, int(j))
-            if problem is not None:
-                break
-            same = np.flatnonzero(
-                (tracked.kind == found.kind[j])
-                & (tracked.rod_a == found.rod_a[j])
-                & (tracked.rod_b == found.rod_b[j])
-                & ~np.isin(tracked_ids, self._points.ids)
-                & (np.abs(tracked.s_a - found.s_a[j]) <= 2 * h[found.rod_a[j]])
-                & (
-                    (tracked.kind == KIND_OBSTACLE)
-                    | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[max(int(found.rod_b[j]), 0)])
-                )
-            )
-            if not len(same):
-                problem = (
-                    f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
-                    f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
-                    f"from t = {self._t:.6g} from farther apart than the search margin "
-                    f"{self._search.margin:.3g}: reduce the time step or enlarge the margin."
-                )
-                break
-            distance = np.abs(tracked.s_a[same] - found.s_a[j])
-            rows.append(int(same[np.argmin(distance)]))
+        rows, problem = tracked_origins(
+            found,
+            through,
+            self._tracked,
+            self._tracked_ids,
+            self._points.ids,
+            self._h,
+            margin=self._search.margin,
+            t=self._t,
+        )
+        problem = self._impact_problem(found, int(through[0])) or problem
         raise_collectively(self._comm, problem, ContactError)
-        rows_array = np.unique(np.array(rows, dtype=np.int64))
-        new, new_ids = tracked.take(rows_array), tracked_ids[rows_array]
+        new, new_ids = self._tracked.take(rows), self._tracked_ids[rows]
         self._start = RawContacts.concatenate([self._start, new])
         self._points = ActiveContacts.build(
             self._stencils,
@@ -545,7 +492,7 @@ class RollingContact:
         state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
         self._mid.x.array[:] = state
         found = self._mid_search.find(self._t + self._dt)
-        matched = self._match(self._start, found)
+        matched = match_contacts(self._comm, self._start, found, self._t)
         if self._closed_in_step(found, matched):
             return True
         if not len(self._points.ids):
@@ -572,49 +519,18 @@ class RollingContact:
             Whether a contact switched (solve the step again).
         """
         assert self._points is not None and self.friction_coefficient is not None
-        geometries = self._contact_geometries()
-        switched = False
-        for i, identity in enumerate(int(j) for j in self._points.ids):
-            geo = geometries[i]
-            if identity in self._impacting or identity in self._switched:
-                continue
-            mu, n = multipliers[3 * i : 3 * i + 3], geo["push"]
-            pressure = -float(mu @ n)
-            if identity in self._sliding:
-                slip = geo["constraint"] - n * float(n @ geo["constraint"])
-                if np.linalg.norm(slip) < self.slip_regularization * self._dt or pressure <= 0:
-                    self._sliding.discard(identity)
-                    self._switched.add(identity)
-                    switched = True
-            else:
-                tangential = float(np.linalg.norm(mu + pressure * n))
-                if pressure > 0 and tangential > self.friction_coefficient * pressure:
-                    self._sliding.add(identity)
-                    self._switched.add(identity)
-                    switched = True
-        return bool(self._comm.allreduce(switched, op=MPI.LOR))
-
-    def _match(self, old: RawContacts, found: RawContacts) -> IntArray:
-        """For each active contact, the contact of ``found`` it became (same rods, nearest)."""
-        rows = []
-        for i in range(len(old)):
-            same = np.flatnonzero(
-                (found.kind == old.kind[i])
-                & (found.rod_a == old.rod_a[i])
-                & (found.rod_b == old.rod_b[i])
-                & ((found.mode == MODE_LINE) == (old.mode[i] == MODE_LINE))
-                & ((old.mode[i] != MODE_LINE) | (found.element_a == old.element_a[i]))
-            )
-            if not len(same):
-                raise_collectively(
-                    self._comm,
-                    f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
-                    f"found again within the step from t = {self._t:.6g}: reduce the time step.",
-                    ContactError,
-                )
-            distance = np.abs(found.s_a[same] - old.s_a[i]) + np.abs(found.s_b[same] - old.s_b[i])
-            rows.append(int(same[np.argmin(distance)]))
-        return np.array(rows, dtype=np.int64)
+        switched = sliding_switches(
+            self._points.ids,
+            self._contact_geometries(),
+            multipliers,
+            sliding=self._sliding,
+            frozen=self._impacting | self._switched,
+            friction_coefficient=self.friction_coefficient,
+            slip_epsilon=self.slip_regularization * self._dt,
+        )
+        self._sliding ^= switched  # the sliding ones roll, the rolling ones slide
+        self._switched |= switched
+        return bool(self._comm.allreduce(bool(switched), op=MPI.LOR))
 
     def _store(self, multipliers: FloatArray) -> None:
         assert self._points is not None
