@@ -60,7 +60,6 @@ margin); ``impacts="error"`` raises it for every impact.
 """
 
 import copy
-import csv
 from pathlib import Path
 
 from mpi4py import MPI
@@ -89,6 +88,13 @@ from fe_rodcontact.contact.rolling_geometry import (
     pair_geometry,
 )
 from fe_rodcontact.contact.rolling_points import PointPlacement
+from fe_rodcontact.contact.rolling_records import (
+    contact_record,
+    records_from_arrays,
+    records_to_arrays,
+    step_summary,
+    write_records,
+)
 from fe_rodcontact.contact.rolling_rows import linearisation
 from fe_rodcontact.contact.stencils import CentrelineStencils
 from fe_rodcontact.contributions import PointLinearisation
@@ -543,49 +549,28 @@ class RollingContact:
         p = self._points
         geometries = self._contact_geometries()
         raw = self._contact_geometries(with_impacts=False) if self._impacting else geometries
+        n = len(p.ids)
+        gaps = self._end_gaps if len(self._end_gaps) == n else np.full(n, np.nan)
+        tangency = self._end_tangency if len(self._end_tangency) == n else np.full(n, np.nan)
         rows = []
-        gaps = self._end_gaps if len(self._end_gaps) == len(p.ids) else np.full(len(p.ids), np.nan)
-        for i in range(len(p.ids)):
-            geo = geometries[i]
-            mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
-            loss, friction_loss = 0.0, 0.0
-            impact = int(p.ids[i]) in self._impacting
-            if impact:  # μ·BΔq: the energy the impact took from the rods
-                loss = float(mu @ (raw[i]["constraint"] - raw[i]["shift"]))
-            sliding = int(p.ids[i]) in self._sliding and not impact
-            if sliding:  # μ·BΔq: the work of friction against the slip
-                friction_loss = float(mu @ (geo["constraint"] - geo["shift"]))
-            push = geo["push"]
-            pressure = -float(mu @ push)
-            tangential = float(np.linalg.norm(mu + pressure * push))
-            slip = float(np.linalg.norm(geo["constraint"])) / self._dt
-            cone = (
-                tangential / (self.friction_coefficient * abs(pressure))
-                if self.friction_coefficient is not None and pressure != 0
-                else float("nan")
-            )
+        for i, identity in enumerate(int(j) for j in p.ids):
+            impact = identity in self._impacting
             rows.append(
-                {
-                    "step": self._step + 1,
-                    "t": t,
-                    "id": int(p.ids[i]),
-                    "s_a": float(p.contacts.s_a[i]),
-                    "s_b": float(p.contacts.s_b[i]),
-                    **{f"point_{c}": float(v) for c, v in zip("xyz", geo["point"])},
-                    **{f"normal_{c}": float(v) for c, v in zip("xyz", -push)},
-                    **{f"force_{c}": float(-v) for c, v in zip("xyz", mu)},
-                    "normal_force": pressure,
-                    "tangential_force": tangential,
-                    "slip": slip,
-                    "gap": float(gaps[i]),
-                    "tangency": float(self._end_tangency[i])
-                    if len(self._end_tangency) == len(p.ids)
-                    else float("nan"),
-                    "cone_ratio": cone,
-                    "impact_loss": loss,
-                    "sliding": float(sliding),
-                    "friction_loss": friction_loss,
-                }
+                contact_record(
+                    geometries[i],
+                    self._multipliers.get(identity, np.zeros(3)),
+                    step=self._step + 1,
+                    t=t,
+                    identity=identity,
+                    s_a=float(p.contacts.s_a[i]),
+                    s_b=float(p.contacts.s_b[i]),
+                    gap=float(gaps[i]),
+                    tangency=float(tangency[i]),
+                    impact_geometry=raw[i] if impact else None,
+                    sliding=identity in self._sliding and not impact,
+                    dt=self._dt,
+                    friction_coefficient=self.friction_coefficient,
+                )
             )
         self.records.extend(rows)
         self._impact_energy_loss += sum(r["impact_loss"] for r in rows)
@@ -598,14 +583,12 @@ class RollingContact:
             for j, i in enumerate(p.ids)
         }
         self._step += 1
-        self._last = {
-            "rolling_contacts": float(len(rows)),
-            "max_slip": max((r["slip"] for r in rows), default=0.0),
-            "max_gap": max((abs(g) for g in gaps), default=0.0),
-            "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
-            "impact_energy_loss": self._impact_energy_loss,
-            "friction_energy_loss": self._friction_energy_loss,
-        }
+        self._last = step_summary(
+            rows,
+            gaps,
+            impact_energy_loss=self._impact_energy_loss,
+            friction_energy_loss=self._friction_energy_loss,
+        )
 
     def diagnostics(self) -> dict[str, float]:
         """Per-step contact diagnostics.
@@ -643,11 +626,7 @@ class RollingContact:
         arrays["scalars"] = np.array(
             [self._step, float(self._started), self._impact_energy_loss, self._friction_energy_loss]
         )
-        keys = list(self.records[0]) if self.records else []
-        arrays["record_keys"] = np.array(keys, dtype=str)
-        arrays["records"] = np.array(
-            [[row[k] for k in keys] for row in self.records], dtype=float
-        ).reshape(len(self.records), len(keys))
+        arrays.update(records_to_arrays(self.records))
         return arrays
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
@@ -669,12 +648,7 @@ class RollingContact:
         step, started, impact_loss, friction_loss = (float(x) for x in arrays["scalars"])
         self._step, self._started = int(step), bool(started)
         self._impact_energy_loss, self._friction_energy_loss = impact_loss, friction_loss
-        keys = [str(k) for k in arrays["record_keys"]]
-        integer = {"step", "id"}
-        self.records = [
-            {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
-            for row in np.asarray(arrays["records"], dtype=float)
-        ]
+        self.records = records_from_arrays(arrays)
 
     # -- statics: the active contacts, and a state to go back to after a failed step ----------
     @property
@@ -721,9 +695,4 @@ class RollingContact:
 
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
-        if self._comm.rank == 0 and self.records:
-            with open(path, "w", newline="") as handle:
-                writer = csv.DictWriter(handle, fieldnames=list(self.records[0]))
-                writer.writeheader()
-                writer.writerows(self.records)
-        self._comm.barrier()
+        write_records(self._comm, self.records, path)
