@@ -82,10 +82,8 @@ from fe_rodcontact.contact.rolling_contact_set import (
 )
 from fe_rodcontact.contact.rolling_geometry import (
     ActiveContacts,
-    ContactGroup,
     GroupGeometry,
-    obstacle_geometry,
-    pair_geometry,
+    StepGeometry,
 )
 from fe_rodcontact.contact.rolling_points import PointPlacement
 from fe_rodcontact.contact.rolling_records import (
@@ -105,7 +103,6 @@ __all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
 """Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
@@ -227,6 +224,7 @@ class RollingContact:
             [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
         )
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
+        self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
         self._points: ActiveContacts | None = None
         self._previous_points: dict[int, tuple[float, float]] = {}
         self._start = RawContacts.empty()
@@ -384,35 +382,6 @@ class RollingContact:
             [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
         )
 
-    def _nodal(
-        self, group: ContactGroup, with_impacts: bool
-    ) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
-        """(mid, increment, τ, impact) at the stencil nodes of ``group``: (n, K, 3) each, (n,).
-
-        ``mid`` is x₀ + ½(uₙ + u), ``increment`` u − uₙ. With ``with_impacts``, the contacts
-        whose impact is in this step (``impact``) have the rows of the impact: the increments
-        and τ less ½Δt times the velocities at tₙ (the material points end the step together).
-        """
-        st, nodes = self._stencils, group.nodes
-        state = st.gather(nodes, self._rod.state.x.array, 6)
-        previous = st.gather(nodes, self._rod.displacement.x.array, 3)
-        u, tau = state[..., :3], state[..., 3:]
-        mid = st.reference_positions(nodes) + 0.5 * (previous + u)
-        increment = u - previous
-        assert self._points is not None
-        impacting = np.fromiter(self._impacting, np.int64, len(self._impacting))
-        impact = np.isin(self._points.ids[group.index], impacting) & with_impacts
-        if self._impacting and self._velocities is not None:  # the same on every rank
-            velocity, angular_velocity = self._velocities
-            at = impact[:, None, None]
-            increment = np.where(
-                at, increment - 0.5 * self._dt * st.gather(nodes, velocity.x.array, 3), increment
-            )
-            tau = np.where(
-                at, tau - 0.5 * self._dt * st.gather(nodes, angular_velocity.x.array, 3), tau
-            )
-        return mid, increment, tau, impact
-
     def _geometries(self, with_impacts: bool = True) -> tuple[GroupGeometry, GroupGeometry]:
         """The geometry of the contacts between rods and of those with obstacles.
 
@@ -420,24 +389,13 @@ class RollingContact:
             with_impacts: The rows of contacts whose impact is in this step are the impact's.
         """
         assert self._points is not None
-        contacts = self._points.contacts
-        pairs, on_obstacles = self._points.groups
-        mid, increment, tau, _ = self._nodal(pairs, with_impacts)
-        between_rods = pair_geometry(pairs, contacts, self._radii, mid, increment, tau)
-        mid, increment, tau, impact = self._nodal(on_obstacles, with_impacts)
-        with_obstacles = obstacle_geometry(
-            on_obstacles,
-            contacts,
-            self._radii,
-            self._obstacles,
-            mid,
-            increment,
-            tau,
-            impact,
+        return self._geometry.groups(
+            self._points,
+            impacting=self._impacting if with_impacts else set(),
+            velocities=self._velocities,
             t=self._t,
             dt=self._dt,
         )
-        return between_rods, with_obstacles
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
         """:meth:`GroupGeometry.contact` of every active contact, in the step's order."""

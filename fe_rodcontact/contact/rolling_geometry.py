@@ -3,25 +3,30 @@
 Used by :class:`~fe_rodcontact.contact.rolling.RollingContact` (whose module docstring derives
 c and the lever arms). :class:`ActiveContacts` holds the step's active contacts with their
 stencils, grouped into contacts between rods and contacts with obstacles
-(:class:`ContactGroup`). :func:`pair_geometry` and :func:`obstacle_geometry` evaluate, for one
-group at the nodal values of the current iterate, the lever arms ρ, their derivatives, the
-constraint c and the normal (:class:`GroupGeometry`). Contacts between rods are handled as one
-batch of arrays; contacts with obstacles one at a time, because each has its own obstacle.
+(:class:`ContactGroup`). :class:`StepGeometry` reads the rods' nodal values of the current
+iterate (for a contact whose impact is in the step, the increments less ½Δt times the
+velocities at tₙ), and :func:`pair_geometry` and :func:`obstacle_geometry` evaluate, for one
+group, the lever arms ρ, their derivatives, the constraint c and the normal
+(:class:`GroupGeometry`). Contacts between rods are handled as one batch of arrays; contacts
+with obstacles one at a time, because each has its own obstacle.
 """
 
 from dataclasses import dataclass
 
+import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.detection import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.obstacles import Obstacle
 from fe_rodcontact.contact.stencils import CentrelineStencils
+from fe_rodcontact.rod import CosseratRod
 
 __all__ = [
     "ActiveContacts",
     "ContactGroup",
     "GroupGeometry",
+    "StepGeometry",
     "obstacle_geometry",
     "pair_geometry",
 ]
@@ -301,3 +306,94 @@ def obstacle_geometry(
             }
         )
     return GroupGeometry.stack(group, out)
+
+
+class StepGeometry:
+    """The geometry of a step's active contacts at the rods' current iterate.
+
+    Args:
+        rod: The rods: the displacement uₙ at tₙ and the state (u, τ) of the iterate.
+        stencils: The centreline representation of the rows.
+        radii: Contact radius per rod.
+        obstacles: The obstacles (``rod_b`` of a contact with an obstacle indexes them).
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        stencils: CentrelineStencils,
+        radii: FloatArray,
+        obstacles: tuple[Obstacle, ...],
+    ):
+        self._rod = rod
+        self._stencils = stencils
+        self._radii = radii
+        self._obstacles = obstacles
+
+    def groups(
+        self,
+        points: ActiveContacts,
+        *,
+        impacting: set[int],
+        velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None,
+        t: float,
+        dt: float,
+    ) -> tuple[GroupGeometry, GroupGeometry]:
+        """The geometry of the contacts between rods and of those with obstacles.
+
+        Args:
+            points: The step's active contacts.
+            impacting: Identities of the contacts whose rows are their impact's.
+            velocities: The nodal velocities and spatial angular velocities at tₙ (needed
+                with impacts).
+            t: Start of the step.
+            dt: The step.
+        """
+        contacts = points.contacts
+        pairs, on_obstacles = points.groups
+        mid, increment, tau, _ = self._nodal(points, pairs, impacting, velocities, dt)
+        between_rods = pair_geometry(pairs, contacts, self._radii, mid, increment, tau)
+        mid, increment, tau, impact = self._nodal(points, on_obstacles, impacting, velocities, dt)
+        with_obstacles = obstacle_geometry(
+            on_obstacles,
+            contacts,
+            self._radii,
+            self._obstacles,
+            mid,
+            increment,
+            tau,
+            impact,
+            t=t,
+            dt=dt,
+        )
+        return between_rods, with_obstacles
+
+    def _nodal(
+        self,
+        points: ActiveContacts,
+        group: ContactGroup,
+        impacting: set[int],
+        velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None,
+        dt: float,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+        """(mid, increment, τ, impact) at the stencil nodes of ``group``: (n, K, 3) each, (n,).
+
+        ``mid`` is x₀ + ½(uₙ + u), ``increment`` u − uₙ. The contacts whose impact is in this
+        step (``impact``) have the rows of the impact: the increments and τ less ½Δt times the
+        velocities at tₙ (the material points end the step together).
+        """
+        st, nodes = self._stencils, group.nodes
+        state = st.gather(nodes, self._rod.state.x.array, 6)
+        previous = st.gather(nodes, self._rod.displacement.x.array, 3)
+        u, tau = state[..., :3], state[..., 3:]
+        mid = st.reference_positions(nodes) + 0.5 * (previous + u)
+        increment = u - previous
+        impact = np.isin(points.ids[group.index], np.fromiter(impacting, np.int64, len(impacting)))
+        if impacting and velocities is not None:  # the same on every rank
+            velocity, angular_velocity = velocities
+            at = impact[:, None, None]
+            increment = np.where(
+                at, increment - 0.5 * dt * st.gather(nodes, velocity.x.array, 3), increment
+            )
+            tau = np.where(at, tau - 0.5 * dt * st.gather(nodes, angular_velocity.x.array, 3), tau)
+        return mid, increment, tau, impact
