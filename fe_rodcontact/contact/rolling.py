@@ -57,6 +57,15 @@ step on the contact rolls at the gap the impact step left, |g| ≤ ½Δt |ġ| (a
 leaves a smaller one). A contact that closes from farther than the search margin within one
 step raises :class:`~fe_rodcontact.contact.contact_set.ContactError` (reduce Δt or enlarge the
 margin); ``impacts="error"`` raises it for every impact.
+
+**Where the pieces are.** :class:`RollingContact` holds the contact state and runs the step
+(:meth:`~RollingContact.prepare`, :meth:`~RollingContact.linearise`,
+:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The stencils, lever arms
+and the constraint c are in :mod:`~fe_rodcontact.contact.rolling_geometry`, the forces Bᵀμ and
+their blocks in :mod:`~fe_rodcontact.contact.rolling_rows`, the placement of the contact points
+in :mod:`~fe_rodcontact.contact.rolling_points`, the changes of the contact set (identities,
+impacts, sliding) in :mod:`~fe_rodcontact.contact.rolling_contact_set`, and the records in
+:mod:`~fe_rodcontact.contact.rolling_records`.
 """
 
 import copy
