@@ -57,11 +57,18 @@ step on the contact rolls at the gap the impact step left, |g| ≤ ½Δt |ġ| (a
 leaves a smaller one). A contact that closes from farther than the search margin within one
 step raises :class:`~fe_rodcontact.contact.contact_set.ContactError` (reduce Δt or enlarge the
 margin); ``impacts="error"`` raises it for every impact.
+
+**Where the pieces are.** :class:`RollingContact` holds the contact state and runs the step
+(:meth:`~RollingContact.prepare`, :meth:`~RollingContact.linearise`,
+:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The stencils, lever arms
+and the constraint c are in :mod:`~fe_rodcontact.contact.rolling_geometry`, the forces Bᵀμ and
+their blocks in :mod:`~fe_rodcontact.contact.rolling_rows`, the placement of the contact points
+in :mod:`~fe_rodcontact.contact.rolling_points`, the changes of the contact set (identities,
+impacts, sliding) in :mod:`~fe_rodcontact.contact.rolling_contact_set`, and the records in
+:mod:`~fe_rodcontact.contact.rolling_records`.
 """
 
 import copy
-import csv
-from dataclasses import dataclass
 from pathlib import Path
 
 from mpi4py import MPI
@@ -71,13 +78,31 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.contact_set import ContactError, ContactSet, ContactTracker
-from fe_rodcontact.contact.detection import (
-    KIND_OBSTACLE,
-    MODE_LINE,
-    ContactSearch,
-    RawContacts,
-)
+from fe_rodcontact.contact.detection import ContactSearch, RawContacts
 from fe_rodcontact.contact.obstacles import Obstacle
+from fe_rodcontact.contact.rolling_contact_set import (
+    adopted_identities,
+    impact_problem,
+    match_contacts,
+    penetrating,
+    reach,
+    sliding_switches,
+    tracked_origins,
+)
+from fe_rodcontact.contact.rolling_geometry import (
+    ActiveContacts,
+    GroupGeometry,
+    StepGeometry,
+)
+from fe_rodcontact.contact.rolling_points import PointPlacement
+from fe_rodcontact.contact.rolling_records import (
+    contact_record,
+    records_from_arrays,
+    records_to_arrays,
+    step_summary,
+    write_records,
+)
+from fe_rodcontact.contact.rolling_rows import linearisation
 from fe_rodcontact.contact.stencils import CentrelineStencils
 from fe_rodcontact.contributions import PointLinearisation
 from fe_rodcontact.errors import raise_collectively
@@ -87,173 +112,11 @@ __all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-NodalPositions = tuple[IntArray, FloatArray]
-"""Sorted global node indices and their positions."""
 
 KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
 """Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
-
-
-def _skew_many(v: FloatArray) -> FloatArray:
-    """[v]× for an array of vectors (..., 3) → (..., 3, 3)."""
-    out = np.zeros((*v.shape[:-1], 3, 3))
-    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
-    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
-    return out
-
-
-def _blocks(
-    rows: IntArray, cols: IntArray, blocks: FloatArray
-) -> tuple[IntArray, IntArray, FloatArray]:
-    """COO entries of 3×3 blocks, batched over leading axes.
-
-    Args:
-        rows: (..., R, 3) row dofs.
-        cols: (..., C, 3) column dofs.
-        blocks: (..., R, C, 3, 3) values (broadcast).
-    """
-    r = rows[..., :, None, :, None]
-    c = cols[..., None, :, None, :]
-    shape = np.broadcast_shapes(r.shape, c.shape, np.shape(blocks))
-    return (
-        np.broadcast_to(r, shape).astype(np.int64).ravel(),
-        np.broadcast_to(c, shape).astype(np.int64).ravel(),
-        np.array(np.broadcast_to(blocks, shape), dtype=np.float64).ravel(),
-    )
-
-
-def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
-    """The COO entries of ``parts`` in one (rows, cols, values)."""
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
-
-
-@dataclass(frozen=True)
-class _Group:
-    """Active contacts of one kind (between rods, or with obstacles), stencils as arrays.
-
-    Attributes:
-        index: (n,) positions of the contacts in the step's contact list.
-        nodes: (n, K) stencil nodes of a, then of b.
-        weights: (n, K) their weights.
-        side: (n, K) 0 for nodes of a, 1 for nodes of b.
-    """
-
-    index: IntArray
-    nodes: IntArray
-    weights: FloatArray
-    side: IntArray
-
-
-@dataclass(frozen=True)
-class _Points:
-    """The active contacts of a step: rows and stencils (the same on every rank)."""
-
-    contacts: RawContacts
-    ids: IntArray
-    pairs: _Group  # contacts between rods
-    on_obstacles: _Group  # contacts with obstacles
-
-    @property
-    def groups(self) -> tuple[_Group, _Group]:
-        """Both kinds of contacts."""
-        return self.pairs, self.on_obstacles
-
-    @property
-    def nodes(self) -> list[IntArray]:
-        """Stencil nodes of each contact in the step's order (of a, then of b)."""
-        out: list[IntArray] = [np.zeros(0, np.int64)] * len(self.ids)
-        for group in self.groups:
-            for j, i in enumerate(group.index):
-                out[i] = group.nodes[j]
-        return out
-
-
-@dataclass(frozen=True)
-class _Geometry:
-    """Lever arms, their derivatives and the point quantities of a group of contacts.
-
-    Shapes for n contacts with K stencil nodes and S sides (2 between rods, 1 on an obstacle).
-
-    Attributes:
-        group: The contacts.
-        sign: (n, K) +1 on the nodes of a, −1 on those of b.
-        levers: (n, S, 3) lever arm ρ of each side.
-        lever_derivative: (n, S, K, 3, 3) ∂ρ_side/∂u_k.
-        taus: (n, S, 3) τ̄ of each side.
-        constraint: (n, 3) c.
-        shift: (n, 3) the obstacle surface's motion in c (zero between rods).
-        push: (n, 3) the direction in which the contact pushes rod a.
-        push_derivative: (n, K, 3, 3) ∂push/∂u_k.
-        point: (n, 3) the contact point.
-    """
-
-    group: _Group
-    sign: FloatArray
-    levers: FloatArray
-    lever_derivative: FloatArray
-    taus: FloatArray
-    constraint: FloatArray
-    shift: FloatArray
-    push: FloatArray
-    push_derivative: FloatArray
-    point: FloatArray
-
-    def node_levers(self) -> FloatArray:
-        """(n, K, 3): the lever arm of each stencil node's side."""
-        return self.levers[np.arange(len(self.levers))[:, None], self.group.side]
-
-    def node_lever_derivatives(self) -> FloatArray:
-        """(n, K, K, 3, 3): ∂ρ_side(k)/∂u_j for each stencil node k."""
-        return self.lever_derivative[np.arange(len(self.levers))[:, None], self.group.side]
-
-    def contact(self, j: int) -> dict:
-        """The quantities of the group's j-th contact (keys as the attributes, and ``w``)."""
-        return {
-            "w": self.group.weights[j],
-            "side": self.group.side[j],
-            **{
-                name: getattr(self, name)[j]
-                for name in (
-                    "sign",
-                    "levers",
-                    "lever_derivative",
-                    "taus",
-                    "constraint",
-                    "shift",
-                    "push",
-                    "push_derivative",
-                    "point",
-                )
-            },
-        }
-
-    @staticmethod
-    def stack(group: _Group, contacts: list[dict]) -> "_Geometry":
-        """The geometry of ``group`` from one :meth:`contact` dict per contact."""
-        k = group.nodes.shape[1]
-        shapes = {
-            "sign": (k,),
-            "levers": (1, 3),
-            "lever_derivative": (1, k, 3, 3),
-            "taus": (1, 3),
-            "constraint": (3,),
-            "shift": (3,),
-            "push": (3,),
-            "push_derivative": (k, 3, 3),
-            "point": (3,),
-        }
-        return _Geometry(
-            group,
-            **{
-                name: np.array([c[name] for c in contacts]).reshape(len(contacts), *shape)
-                for name, shape in shapes.items()
-            },
-        )
 
 
 class RollingContact:
@@ -369,7 +232,9 @@ class RollingContact:
         self._h = np.array(
             [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
         )
-        self._points: _Points | None = None
+        self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
+        self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
+        self._points: ActiveContacts | None = None
         self._previous_points: dict[int, tuple[float, float]] = {}
         self._start = RawContacts.empty()
         self._end_gaps = np.zeros(0)
@@ -418,30 +283,11 @@ class RollingContact:
         """
         self._velocities = (velocity, angular_velocity)
 
-    def _reach(self, found: RawContacts) -> FloatArray:
-        """R_a + R_b (R_a for obstacles): the distance that gaps are measured against."""
-        return self._radii[found.rod_a] + np.where(
-            found.kind == KIND_OBSTACLE, 0.0, self._radii[np.maximum(found.rod_b, 0)]
-        )
-
     def _impact_problem(self, found: RawContacts, row: int) -> str | None:
         """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
-        where = (
-            f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
-            f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap {found.gap[row]:.3g}) closed "
-            f"in the step from t = {self._t:.6g}"
+        return impact_problem(
+            found, row, t=self._t, impacts=self.impacts, has_velocities=self._velocities is not None
         )
-        if self.impacts == "error":
-            return (
-                f"{where}: an impact, and impacts='error'. Start the rods in contact, use "
-                "impacts='inelastic', or use potential contact for impacts."
-            )
-        if self._velocities is None:
-            return (
-                f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
-                "passes (use_velocities). In statics, start the rods in contact."
-            )
-        return None
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
         """Make the contacts of ``found`` that roll in this step the active ones.
@@ -451,11 +297,11 @@ class RollingContact:
         """
         self._tracked, self._tracked_ids = found, ids
         if starting:
-            active = np.abs(found.gap) <= self._touch * self._reach(found)
+            active = np.abs(found.gap) <= self._touch * reach(self._radii, found)
             fresh = np.zeros(len(found), dtype=bool)
         else:
             known = np.isin(ids, np.fromiter(self._committed, np.int64, len(self._committed)))
-            fresh = ~known & (found.gap <= self._touch * self._reach(found))
+            fresh = ~known & (found.gap <= self._touch * reach(self._radii, found))
             problem = (
                 self._impact_problem(found, int(np.flatnonzero(fresh)[0]))
                 if np.any(fresh)
@@ -466,38 +312,23 @@ class RollingContact:
         rows = np.flatnonzero(active)
         self._impacting = {int(i) for i in ids[fresh]}
         self._start = found.take(rows)
-        self._points = self._stencil(self._guess(self._start, ids[rows]), ids[rows])
+        self._points = ActiveContacts.build(
+            self._stencils,
+            self._placement.guess(self._start, ids[rows], self._previous_points),
+            ids[rows],
+        )
 
     def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
         """Keep rolling contacts whose identity the tracker lost.
 
-        The tracker keeps a point contact's identity while its points move less than its match
-        distance (two elements) per step; a contact that rolled farther comes back with a new
-        identity. An active contact that is gone, and a new touching one between the same rods
-        (the nearest), are the same contact: its multiplier, points and sliding state move to
-        the new identity instead of the new one counting as an impact.
+        Their multiplier, points and sliding state move to the new identity
+        (:func:`~fe_rodcontact.contact.rolling_contact_set.adopted_identities`) instead of the
+        new one counting as an impact.
         """
-        lost = self._committed - {int(i) for i in ids}
-        if not lost:
-            return
-        touching = found.gap <= self._touch * self._reach(found)
-        fresh = [j for j in np.flatnonzero(touching) if int(ids[j]) not in self._committed]
-        old = previous.contacts
-        for j in fresh:
-            same = [
-                r
-                for r in range(len(previous.ids))
-                if int(previous.ids[r]) in lost
-                and old.kind[r] == found.kind[j]
-                and old.rod_a[r] == found.rod_a[j]
-                and old.rod_b[r] == found.rod_b[j]
-                and (old.mode[r] == MODE_LINE) == (found.mode[j] == MODE_LINE)
-            ]
-            if not same:
-                continue
-            r = min(same, key=lambda r: abs(old.s_a[r] - found.s_a[j]))
-            was, now = int(previous.ids[r]), int(ids[j])
-            lost.discard(was)
+        adopted = adopted_identities(
+            previous, found, ids, self._committed, radii=self._radii, touch_tolerance=self._touch
+        )
+        for was, now in adopted:
             self._committed = (self._committed - {was}) | {now}
             if was in self._committed_sliding:
                 self._committed_sliding = (self._committed_sliding - {was}) | {now}
@@ -513,94 +344,30 @@ class RollingContact:
             matched: The rows of ``found`` that the active contacts became.
         """
         assert self._points is not None
-        through = found.gap < -self._touch * self._reach(found)
-        through[matched] = False
-        if not np.any(through):
+        through = penetrating(found, matched, radii=self._radii, touch_tolerance=self._touch)
+        if not len(through):
             return False
-        tracked, tracked_ids = self._tracked, self._tracked_ids
-        h = self._h
-        rows, problem = [], None
-        for j in np.flatnonzero(through):
-            problem = self._impact_problem(found, int(j))
-            if problem is not None:
-                break
-            same = np.flatnonzero(
-                (tracked.kind == found.kind[j])
-                & (tracked.rod_a == found.rod_a[j])
-                & (tracked.rod_b == found.rod_b[j])
-                & ~np.isin(tracked_ids, self._points.ids)
-                & (np.abs(tracked.s_a - found.s_a[j]) <= 2 * h[found.rod_a[j]])
-                & (
-                    (tracked.kind == KIND_OBSTACLE)
-                    | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[max(int(found.rod_b[j]), 0)])
-                )
-            )
-            if not len(same):
-                problem = (
-                    f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
-                    f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
-                    f"from t = {self._t:.6g} from farther apart than the search margin "
-                    f"{self._search.margin:.3g}: reduce the time step or enlarge the margin."
-                )
-                break
-            distance = np.abs(tracked.s_a[same] - found.s_a[j])
-            rows.append(int(same[np.argmin(distance)]))
+        rows, problem = tracked_origins(
+            found,
+            through,
+            self._tracked,
+            self._tracked_ids,
+            self._points.ids,
+            self._h,
+            margin=self._search.margin,
+            t=self._t,
+        )
+        problem = self._impact_problem(found, int(through[0])) or problem
         raise_collectively(self._comm, problem, ContactError)
-        rows_array = np.unique(np.array(rows, dtype=np.int64))
-        new, new_ids = tracked.take(rows_array), tracked_ids[rows_array]
+        new, new_ids = self._tracked.take(rows), self._tracked_ids[rows]
         self._start = RawContacts.concatenate([self._start, new])
-        self._points = self._stencil(
+        self._points = ActiveContacts.build(
+            self._stencils,
             RawContacts.concatenate([self._points.contacts, new]),
             np.concatenate([self._points.ids, new_ids]),
         )
         self._impacting |= {int(i) for i in new_ids}
         return True
-
-    def _guess(self, start: RawContacts, ids: IntArray) -> RawContacts:
-        """The step's first contact points: σₙ moved on by the last step's σ − σₙ₋₁.
-
-        The settled points of a step lie about half way between its two closest points, so
-        σₙ + (σₙ − σ_prev) is within O(Δt²) of this step's: one or two solves fewer per step.
-        """
-        shift_a, shift_b = np.zeros(len(ids)), np.zeros(len(ids))
-        for j, i in enumerate(ids):
-            previous = self._previous_points.get(int(i))
-            if previous is None or start.mode[j] == MODE_LINE:
-                continue
-            shift_a[j] = start.s_a[j] - previous[0]
-            shift_b[j] = start.s_b[j] - previous[1]
-        h_a, h_b = self._h[start.rod_a], self._h[np.maximum(start.rod_b, 0)]
-        far = (np.abs(shift_a) > h_a) | (np.abs(shift_b) > h_b)  # a wrap or a jump: no guess
-        shift_a[far], shift_b[far] = 0.0, 0.0
-        if not np.any(shift_a) and not np.any(shift_b):
-            return start
-        obstacle = start.kind == KIND_OBSTACLE
-        return self._with_points(
-            start, start.s_a + shift_a, np.where(obstacle, start.s_b, start.s_b + shift_b)
-        )
-
-    def _stencil(self, contacts: RawContacts, ids: IntArray) -> _Points:
-        st = self._stencils
-        a = st.material_points(contacts.rod_a, contacts.element_a, contacts.s_a)
-        obstacle = contacts.kind == KIND_OBSTACLE
-        b_rod = np.where(obstacle, 0, contacts.rod_b)
-        b_element = np.where(obstacle, 0, contacts.element_b)
-        b = st.material_points(b_rod, b_element, contacts.s_b)
-        pair, on_obstacle = np.flatnonzero(~obstacle), np.flatnonzero(obstacle)
-        sides = np.repeat(np.array([0, 1], np.int64), [a.nodes.shape[1], b.nodes.shape[1]])
-        pairs = _Group(
-            pair,
-            np.hstack([a.nodes[pair], b.nodes[pair]]),
-            np.hstack([a.weights[pair], b.weights[pair]]),
-            np.tile(sides, (len(pair), 1)),
-        )
-        on_obstacles = _Group(
-            on_obstacle,
-            a.nodes[on_obstacle],
-            a.weights[on_obstacle],
-            np.zeros(a.nodes[on_obstacle].shape, np.int64),
-        )
-        return _Points(contacts, ids, pairs, on_obstacles)
 
     # -- the step ------------------------------------------------------------------------------
     def prepare(self, t: float, dt: float) -> None:
@@ -624,50 +391,23 @@ class RollingContact:
             [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
         )
 
-    def _nodal(
-        self, group: _Group, with_impacts: bool
-    ) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
-        """(mid, increment, τ, impact) at the stencil nodes of ``group``: (n, K, 3) each, (n,).
-
-        ``mid`` is x₀ + ½(uₙ + u), ``increment`` u − uₙ. With ``with_impacts``, the contacts
-        whose impact is in this step (``impact``) have the rows of the impact: the increments
-        and τ less ½Δt times the velocities at tₙ (the material points end the step together).
-        """
-        st, nodes = self._stencils, group.nodes
-        state = st.gather(nodes, self._rod.state.x.array, 6)
-        previous = st.gather(nodes, self._rod.displacement.x.array, 3)
-        u, tau = state[..., :3], state[..., 3:]
-        mid = st.reference_positions(nodes) + 0.5 * (previous + u)
-        increment = u - previous
-        assert self._points is not None
-        impacting = np.fromiter(self._impacting, np.int64, len(self._impacting))
-        impact = np.isin(self._points.ids[group.index], impacting) & with_impacts
-        if self._impacting and self._velocities is not None:  # the same on every rank
-            velocity, angular_velocity = self._velocities
-            at = impact[:, None, None]
-            increment = np.where(
-                at, increment - 0.5 * self._dt * st.gather(nodes, velocity.x.array, 3), increment
-            )
-            tau = np.where(
-                at, tau - 0.5 * self._dt * st.gather(nodes, angular_velocity.x.array, 3), tau
-            )
-        return mid, increment, tau, impact
-
-    def _geometries(self, with_impacts: bool = True) -> tuple[_Geometry, _Geometry]:
+    def _geometries(self, with_impacts: bool = True) -> tuple[GroupGeometry, GroupGeometry]:
         """The geometry of the contacts between rods and of those with obstacles.
 
         Args:
             with_impacts: The rows of contacts whose impact is in this step are the impact's.
         """
         assert self._points is not None
-        pairs, on_obstacles = self._points.groups
-        return (
-            self._pair_geometry(pairs, *self._nodal(pairs, with_impacts)),
-            self._obstacle_geometry(on_obstacles, *self._nodal(on_obstacles, with_impacts)),
+        return self._geometry.groups(
+            self._points,
+            impacting=self._impacting if with_impacts else set(),
+            velocities=self._velocities,
+            t=self._t,
+            dt=self._dt,
         )
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
-        """:meth:`_Geometry.contact` of every active contact, in the step's order."""
+        """:meth:`GroupGeometry.contact` of every active contact, in the step's order."""
         assert self._points is not None
         out: list[dict] = [{} for _ in self._points.ids]
         for geometry in self._geometries(with_impacts):
@@ -675,232 +415,17 @@ class RollingContact:
                 out[i] = geometry.contact(j)
         return out
 
-    def _pair_geometry(
-        self,
-        group: _Group,
-        mid: FloatArray,
-        increment: FloatArray,
-        tau: FloatArray,
-        _impact: BoolArray,
-    ) -> _Geometry:
-        """The geometry of contacts between rods (arguments from :meth:`_nodal`)."""
-        assert self._points is not None
-        contacts = self._points.contacts
-        ra = self._radii[contacts.rod_a[group.index]]
-        rb = self._radii[contacts.rod_b[group.index]]
-        alpha = (ra / (ra + rb))[:, None]
-        w, side = group.weights, group.side
-        wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
-        centre_a = np.einsum("nk,nkc->nc", wa, mid)
-        distance = np.einsum("nk,nkc->nc", wb, mid) - centre_a
-        levers = np.stack([alpha * distance, (1 - alpha) * distance], axis=1)
-        ds = 0.5 * np.where(side == 0, -w, w)  # ∂D/∂u_k = ½ s_k w_k I
-        base = ds[..., None, None] * np.eye(3)
-        lever_derivative = np.stack(
-            [alpha[..., None, None] * base, (1 - alpha[..., None, None]) * base], axis=1
-        )
-        length = np.linalg.norm(distance, axis=1)[:, None, None]
-        push = -distance / length[:, :, 0]
-        # ∂(−D/|D|)/∂u_k = −(I − n⊗n)/|D| ½ s_k w_k
-        turn = -(np.eye(3) - push[:, :, None] * push[:, None, :]) / length
-        sign = np.where(side == 0, 1.0, -1.0)
-        taus = np.stack(
-            [np.einsum("nk,nkc->nc", wa, tau), np.einsum("nk,nkc->nc", wb, tau)], axis=1
-        )
-        shift = np.zeros((len(w), 3))
-        return _Geometry(
-            group,
-            sign=sign,
-            levers=levers,
-            lever_derivative=lever_derivative,
-            taus=taus,
-            constraint=np.einsum("nk,nkc->nc", sign * w, increment)
-            + np.cross(taus, levers).sum(axis=1)
-            + shift,
-            shift=shift,
-            push=push,
-            push_derivative=ds[..., None, None] * turn[:, None],
-            point=centre_a + levers[:, 0],
-        )
-
-    def _obstacle_geometry(
-        self,
-        group: _Group,
-        mid: FloatArray,
-        increment: FloatArray,
-        tau: FloatArray,
-        impact: BoolArray,
-    ) -> _Geometry:
-        """The geometry of contacts with obstacles (arguments from :meth:`_nodal`)."""
-        assert self._points is not None
-        contacts = self._points.contacts
-        eye = np.eye(3)
-        t_mid = self._t + 0.5 * self._dt
-        out = []
-        for j, i in enumerate(group.index):
-            w = group.weights[j]
-            ra = self._radii[contacts.rod_a[i]]
-            obstacle = self._obstacles[int(contacts.rod_b[i])]
-            centre = w @ mid[j]
-            _, grad, hessian = obstacle.distance(centre[None, :], t_mid)
-            nu = grad[0] / np.linalg.norm(grad[0])
-            levers = (-ra * nu)[None, :]
-            velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t_mid)
-            shift_factor = 0.5 if impact[j] else 1.0  # relative to the surface: −½Δt (v − V)
-            shift = -shift_factor * self._dt * np.asarray(velocity).reshape(3)
-            taus = (w @ tau[j])[None, :]
-            # ∂ν/∂u_k = (I − ν⊗ν) H/|∇φ| ½ w_k
-            turn = (eye - np.outer(nu, nu)) @ hessian[0] / np.linalg.norm(grad[0])
-            out.append(
-                {
-                    "sign": np.ones(len(w)),
-                    "levers": levers,
-                    # ∂ρ/∂u_k = −R H ½ w_k on the nodes of a.
-                    "lever_derivative": (-0.5 * ra * w[:, None, None] * hessian[0][None])[None],
-                    "taus": taus,
-                    "constraint": w @ increment[j] + np.cross(taus, levers).sum(axis=0) + shift,
-                    "shift": shift,
-                    "push": nu,
-                    "push_derivative": 0.5 * w[:, None, None] * turn[None],
-                    "point": centre - ra * nu,
-                }
-            )
-        return _Geometry.stack(group, out)
-
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
         assert self._points is not None
-        constraint = np.zeros((len(self._points.ids), 3))
-        rows = [self._rows(g, multipliers.reshape(-1, 3), constraint) for g in self._geometries()]
-        return PointLinearisation(
-            force_rows=np.concatenate([r.force_rows for r in rows]),
-            force_values=np.concatenate([r.force_values for r in rows]),
-            constraint=constraint.ravel(),
-            stiffness=_entries([r.stiffness for r in rows]),
-            coupling=_entries([r.coupling for r in rows]),
-            constraint_jacobian=_entries([r.constraint_jacobian for r in rows]),
-            multiplier_jacobian=_entries([r.multiplier_jacobian for r in rows]),
+        return linearisation(
+            self._points,
+            self._geometries(),
+            multipliers,
+            sliding=self._sliding - self._impacting,  # an impact's rows are the impact's
+            friction_coefficient=self.friction_coefficient,
+            slip_epsilon=self.slip_regularization * self._dt,
         )
-
-    def _rows(
-        self, geometry: _Geometry, multipliers: FloatArray, constraint: FloatArray
-    ) -> PointLinearisation:
-        """The linearisation of a group of contacts, its constraint written into ``constraint``.
-
-        Args:
-            geometry: The group's geometry.
-            multipliers: (contacts, 3) the multipliers of all active contacts.
-            constraint: (contacts, 3) c of all active contacts (the group's rows are set).
-        """
-        group = geometry.group
-        mu = multipliers[group.index]  # (n, 3)
-        w, sign = group.weights, geometry.sign
-        axes = np.arange(3)
-        trans = 6 * group.nodes[..., None] + axes  # (n, K, 3) dofs
-        rot = trans + 3
-        rows_mu = (3 * group.index[:, None] + axes)[:, None, :]  # (n, 1, 3)
-        lever = geometry.node_levers()  # (n, K, 3): each node's lever arm
-        identity = (sign * w)[..., None, None] * np.eye(3)
-        lever_cross = w[..., None, None] * _skew_many(lever)  # wₖ [ρ]×
-        # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
-        coupling = _entries(
-            [
-                _blocks(trans, rows_mu, identity[:, :, None]),
-                _blocks(rot, rows_mu, lever_cross[:, :, None]),
-            ]
-        )
-        # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
-        moved = np.einsum("nsab,nskbc->nkac", _skew_many(geometry.taus), geometry.lever_derivative)
-        translation_rows, rotation_rows = identity + moved, -lever_cross
-        rolling = geometry.constraint.copy()
-        multiplier_blocks = []
-        for j in self._sliding_in(group):
-            rolling[j], translation_rows[j], rotation_rows[j], block_mu = self._sliding_rows(
-                geometry.contact(j), mu[j], translation_rows[j], rotation_rows[j]
-            )
-            multiplier_blocks.append(_blocks(rows_mu[j], rows_mu[j], block_mu[None, None]))
-        constraint[group.index] = rolling
-        # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
-        block = -w[..., None, None, None] * np.einsum(
-            "nab,nkjbc->nkjac", _skew_many(mu), geometry.node_lever_derivatives()
-        )
-        return PointLinearisation(
-            force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
-            force_values=np.concatenate(
-                [
-                    ((sign * w)[..., None] * mu[:, None, :]).ravel(),
-                    (w[..., None] * np.cross(lever, mu[:, None, :])).ravel(),
-                ]
-            ),
-            constraint=rolling.ravel(),
-            stiffness=_blocks(rot, trans, block),
-            coupling=coupling,
-            constraint_jacobian=_entries(
-                [
-                    _blocks(rows_mu, trans, translation_rows[:, None]),
-                    _blocks(rows_mu, rot, rotation_rows[:, None]),
-                ]
-            ),
-            multiplier_jacobian=_entries(multiplier_blocks),
-        )
-
-    def _sliding_in(self, group: _Group) -> list[int]:
-        """Positions in ``group`` of the contacts that slide (not those with an impact)."""
-        assert self._points is not None
-        ids = (int(i) for i in self._points.ids[group.index])
-        return [j for j, i in enumerate(ids) if i in self._sliding and i not in self._impacting]
-
-    def _sliding_rows(
-        self,
-        geo: dict,
-        mu: FloatArray,
-        translation_rows: FloatArray,
-        rotation_rows: FloatArray,
-    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """The rows of a sliding contact and their derivatives.
-
-        Normal: the rolling row's normal part (the gap is held). Tangential: the friction
-        force prescribed, μ_t = k p ŝ with p = −μ·n the pressure and ŝ = q/√(|q|² + ε²) the
-        regularised direction of the slip q = (I − n⊗n) c over the step (ε = ε_v Δt):
-
-            r = (n⊗n) c + (I − n⊗n) μ + k (μ·n) ŝ.
-
-        Args:
-            geo: :meth:`_geometry` of the contact.
-            mu: Its multiplier.
-            translation_rows: ∂c/∂u_k (K, 3, 3) of the rolling rows.
-            rotation_rows: ∂c/∂τ_k (K, 3, 3).
-
-        Returns:
-            r, ∂r/∂u_k, ∂r/∂τ_k, ∂r/∂μ.
-        """
-        assert self.friction_coefficient is not None
-        k = self.friction_coefficient
-        c, n, dn = geo["constraint"], geo["push"], geo["push_derivative"]
-        eye = np.eye(3)
-        normal, tangent = np.outer(n, n), eye - np.outer(n, n)
-        q = tangent @ c
-        size = np.sqrt(q @ q + (self.slip_regularization * self._dt) ** 2)
-        direction = q / size
-        pressure_like = float(mu @ n)  # −p
-        residual = normal @ c + tangent @ mu + k * pressure_like * direction
-
-        # d(n (n·v))/du = (n·v) N + n (vᵀN) for N = ∂n/∂u.
-        def projected(v: FloatArray) -> FloatArray:
-            return (n @ v) * dn + np.einsum("a,b,kbc->kac", n, v, dn)
-
-        unit = eye / size - np.outer(q, q) / size**3
-        slip_translation = tangent @ translation_rows - projected(c)
-        d_translation = (
-            normal @ translation_rows
-            + projected(c)
-            - projected(mu)
-            + k * np.einsum("a,b,kbc->kac", direction, mu, dn)
-            + k * pressure_like * unit @ slip_translation
-        )
-        d_rotation = normal @ rotation_rows + k * pressure_like * unit @ (tangent @ rotation_rows)
-        d_mu = tangent + k * np.outer(direction, n)
-        return residual, d_translation, d_rotation, d_mu
 
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
         """Pressure p of each contact (positive when pressing) at the current state."""
@@ -930,8 +455,8 @@ class RollingContact:
                 keep = np.flatnonzero(~tensile)
                 self._impacting -= {int(i) for i in self._points.ids[tensile]}
                 self._start = self._start.take(keep)
-                self._points = self._stencil(
-                    self._points.contacts.take(keep), self._points.ids[keep]
+                self._points = ActiveContacts.build(
+                    self._stencils, self._points.contacts.take(keep), self._points.ids[keep]
                 )
                 return True
         self._store(multipliers)
@@ -940,7 +465,7 @@ class RollingContact:
         state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
         self._mid.x.array[:] = state
         found = self._mid_search.find(self._t + self._dt)
-        matched = self._match(self._start, found)
+        matched = match_contacts(self._comm, self._start, found, self._t)
         if self._closed_in_step(found, matched):
             return True
         if not len(self._points.ids):
@@ -949,13 +474,13 @@ class RollingContact:
         self._end_gaps = end.gap.copy()
         self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
         current = self._points.contacts
-        sigma_a, sigma_b = self._equal_excess_points(self._start, end)
+        sigma_a, sigma_b = self._placement.equal_excess_points(self._start, end, self._t, self._dt)
         h = self._h[current.rod_a]
         shift = np.maximum(np.abs(sigma_a - current.s_a), np.abs(sigma_b - current.s_b)) / h
         if np.max(shift) <= self._settle:
             return False
-        moved = self._with_points(current, sigma_a, sigma_b)
-        self._points = self._stencil(moved, self._points.ids)
+        moved = self._placement.moved(current, sigma_a, sigma_b)
+        self._points = ActiveContacts.build(self._stencils, moved, self._points.ids)
         return True
 
     def _switch_sliding(self, multipliers: FloatArray) -> bool:
@@ -967,175 +492,18 @@ class RollingContact:
             Whether a contact switched (solve the step again).
         """
         assert self._points is not None and self.friction_coefficient is not None
-        geometries = self._contact_geometries()
-        switched = False
-        for i, identity in enumerate(int(j) for j in self._points.ids):
-            geo = geometries[i]
-            if identity in self._impacting or identity in self._switched:
-                continue
-            mu, n = multipliers[3 * i : 3 * i + 3], geo["push"]
-            pressure = -float(mu @ n)
-            if identity in self._sliding:
-                slip = geo["constraint"] - n * float(n @ geo["constraint"])
-                if np.linalg.norm(slip) < self.slip_regularization * self._dt or pressure <= 0:
-                    self._sliding.discard(identity)
-                    self._switched.add(identity)
-                    switched = True
-            else:
-                tangential = float(np.linalg.norm(mu + pressure * n))
-                if pressure > 0 and tangential > self.friction_coefficient * pressure:
-                    self._sliding.add(identity)
-                    self._switched.add(identity)
-                    switched = True
-        return bool(self._comm.allreduce(switched, op=MPI.LOR))
-
-    def _with_points(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
-        """``contacts`` moved to material coordinates (s_a, s_b), elements located again."""
-        st = self._stencils
-        obstacle = contacts.kind == KIND_OBSTACLE
-        element_a, s_a = st.locate(contacts.rod_a, s_a)
-        element_b, s_b_wrapped = st.locate(np.where(obstacle, 0, contacts.rod_b), s_b)
-        fields = {f: getattr(contacts, f) for f in RawContacts.fields()}
-        fields.update(
-            s_a=s_a,
-            s_b=np.where(obstacle, contacts.s_b, s_b_wrapped),
-            element_a=element_a,
-            element_b=np.where(obstacle, contacts.element_b, element_b),
+        switched = sliding_switches(
+            self._points.ids,
+            self._contact_geometries(),
+            multipliers,
+            sliding=self._sliding,
+            frozen=self._impacting | self._switched,
+            friction_coefficient=self.friction_coefficient,
+            slip_epsilon=self.slip_regularization * self._dt,
         )
-        return RawContacts(**fields)
-
-    def _distances(
-        self,
-        contacts: RawContacts,
-        s_a: FloatArray,
-        s_b: FloatArray,
-        positions: NodalPositions,
-        t: float,
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Distance measure (|D|, or φ for obstacles) at (s_a, s_b) and its s-derivatives.
-
-        Args:
-            contacts: The contacts (their rods and kinds).
-            s_a: Material coordinates on rod a.
-            s_b: Material coordinates on rod b (ignored for obstacles).
-            positions: Nodal positions gathered by the caller.
-            t: Time (moving obstacles).
-        """
-        st = self._stencils
-        obstacle = contacts.kind == KIND_OBSTACLE
-        element_a, s_a = st.locate(contacts.rod_a, s_a)
-        a = st.material_points(contacts.rod_a, element_a, s_a)
-        element_b, s_b = st.locate(np.where(obstacle, 0, contacts.rod_b), s_b)
-        b = st.material_points(np.where(obstacle, 0, contacts.rod_b), element_b, s_b)
-        xa = self._positions(a.nodes, positions)
-        xb = self._positions(b.nodes, positions)
-        ra = np.einsum("nk,nkc->nc", a.weights, xa)
-        ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
-        rb = np.einsum("nk,nkc->nc", b.weights, xb)
-        tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
-        distance = np.linalg.norm(rb - ra, axis=1)
-        n = (rb - ra) / np.maximum(distance, 1e-300)[:, None]
-        d_a = -np.einsum("nc,nc->n", n, ta)
-        d_b = np.einsum("nc,nc->n", n, tb)
-        for i in np.flatnonzero(obstacle):
-            phi, grad, _ = self._obstacles[int(contacts.rod_b[i])].distance(ra[i][None, :], t)
-            distance[i], d_a[i], d_b[i] = float(phi[0]), float(grad[0] @ ta[i]), 0.0
-        return distance, d_a, d_b
-
-    def _positions(self, nodes: IntArray, positions: NodalPositions) -> FloatArray:
-        index, values = positions
-        where = np.minimum(np.searchsorted(index, nodes), len(index) - 1)
-        if not np.array_equal(index[where], nodes):
-            raise RuntimeError(
-                f"a contact point moved past the nodes gathered for it: {nodes} {index}"
-            )
-        return values[where]
-
-    def _gather_positions(
-        self, nodes: IntArray, displacement: FloatArray, block: int
-    ) -> NodalPositions:
-        unique = np.unique(nodes)
-        values = self._stencils.gather(unique, displacement, block)[:, :3]
-        return unique, values + self._stencils.reference_positions(unique)
-
-    def _equal_excess_points(
-        self, start: RawContacts, end: RawContacts
-    ) -> tuple[FloatArray, FloatArray]:
-        """σ on [σₙ, σₙ₊₁] where the distance exceeds its minimum equally at tₙ and tₙ₊₁."""
-        sigma_a, sigma_b = start.s_a.copy(), start.s_b.copy()
-        point = (start.mode != MODE_LINE) & ~start.at_end
-        if not np.any(point):
-            return sigma_a, sigma_b
-        c = start.take(np.flatnonzero(point))
-        e = end.take(np.flatnonzero(point))
-        lengths = np.array(self._rod.rods.lengths)
-        closed = np.array(self._rod.rods.closed)
-        da = e.s_a - c.s_a
-        db = np.where(c.kind == KIND_OBSTACLE, 0.0, e.s_b - c.s_b)
-        for delta, rods in ((da, c.rod_a), (db, np.maximum(c.rod_b, 0))):
-            wrap = closed[rods] & (np.abs(delta) > 0.5 * lengths[rods])
-            delta[wrap] -= np.sign(delta[wrap]) * lengths[rods][wrap]
-        mid_a, mid_b = c.s_a + 0.5 * da, c.s_b + 0.5 * db
-        # Positions of every node the search can reach (stencils near the segment).
-        nodes = []
-        h_a = self._h[c.rod_a]
-        h_b = self._h[np.maximum(c.rod_b, 0)]
-        spans = int(np.ceil(max(np.max(np.abs(da) / h_a), np.max(np.abs(db) / h_b))))
-        rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
-        for fraction in np.linspace(-0.5, 0.5, 2 * spans + 3):  # every element passed over
-            for nudge in (-1e-6, 0.0, 1e-6):  # both elements at a node
-                el_a, sa = self._stencils.locate(c.rod_a, mid_a + fraction * da + nudge * h_a)
-                nodes.append(self._stencils.material_points(c.rod_a, el_a, sa).nodes.ravel())
-                el_b, sb = self._stencils.locate(rods_b, mid_b + fraction * db + nudge * h_b)
-                nodes.append(self._stencils.material_points(rods_b, el_b, sb).nodes.ravel())
-        wanted = np.concatenate(nodes)
-        start_x = self._gather_positions(wanted, self._rod.displacement.x.array, 3)
-        end_x = self._gather_positions(wanted, self._rod.state.x.array, 6)
-        t0, t1 = self._t, self._t + self._dt
-        base0 = self._distances(c, c.s_a, c.s_b, start_x, t0)[0]
-        base1 = self._distances(c, e.s_a, e.s_b, end_x, t1)[0]
-        lo, hi = np.full(len(c), -0.5), np.full(len(c), 0.5)
-        theta = np.zeros(len(c))
-        scale: FloatArray = np.maximum(np.abs(base0), 1e-300)
-        for _ in range(60):
-            sa, sb = mid_a + theta * da, mid_b + theta * db
-            d0, a0, b0 = self._distances(c, sa, sb, start_x, t0)
-            d1, a1, b1 = self._distances(c, sa, sb, end_x, t1)
-            f = (d0 - base0) - (d1 - base1)
-            slope = (a0 - a1) * da + (b0 - b1) * db
-            done = np.abs(f) <= 1e-15 * scale
-            if np.all(done | (hi - lo < 1e-14)):
-                break
-            lo = np.where(f < 0, theta, lo)
-            hi = np.where(f >= 0, theta, hi)
-            newton = theta - f / np.where(slope > 0, slope, np.inf)
-            inside = (slope > 0) & (newton > lo) & (newton < hi)
-            theta = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
-        sigma_a[point] = mid_a + theta * da
-        sigma_b[point] = mid_b + theta * db
-        return sigma_a, sigma_b
-
-    def _match(self, old: RawContacts, found: RawContacts) -> IntArray:
-        """For each active contact, the contact of ``found`` it became (same rods, nearest)."""
-        rows = []
-        for i in range(len(old)):
-            same = np.flatnonzero(
-                (found.kind == old.kind[i])
-                & (found.rod_a == old.rod_a[i])
-                & (found.rod_b == old.rod_b[i])
-                & ((found.mode == MODE_LINE) == (old.mode[i] == MODE_LINE))
-                & ((old.mode[i] != MODE_LINE) | (found.element_a == old.element_a[i]))
-            )
-            if not len(same):
-                raise_collectively(
-                    self._comm,
-                    f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
-                    f"found again within the step from t = {self._t:.6g}: reduce the time step.",
-                    ContactError,
-                )
-            distance = np.abs(found.s_a[same] - old.s_a[i]) + np.abs(found.s_b[same] - old.s_b[i])
-            rows.append(int(same[np.argmin(distance)]))
-        return np.array(rows, dtype=np.int64)
+        self._sliding ^= switched  # the sliding ones roll, the rolling ones slide
+        self._switched |= switched
+        return bool(self._comm.allreduce(bool(switched), op=MPI.LOR))
 
     def _store(self, multipliers: FloatArray) -> None:
         assert self._points is not None
@@ -1148,49 +516,28 @@ class RollingContact:
         p = self._points
         geometries = self._contact_geometries()
         raw = self._contact_geometries(with_impacts=False) if self._impacting else geometries
+        n = len(p.ids)
+        gaps = self._end_gaps if len(self._end_gaps) == n else np.full(n, np.nan)
+        tangency = self._end_tangency if len(self._end_tangency) == n else np.full(n, np.nan)
         rows = []
-        gaps = self._end_gaps if len(self._end_gaps) == len(p.ids) else np.full(len(p.ids), np.nan)
-        for i in range(len(p.ids)):
-            geo = geometries[i]
-            mu = self._multipliers.get(int(p.ids[i]), np.zeros(3))
-            loss, friction_loss = 0.0, 0.0
-            impact = int(p.ids[i]) in self._impacting
-            if impact:  # μ·BΔq: the energy the impact took from the rods
-                loss = float(mu @ (raw[i]["constraint"] - raw[i]["shift"]))
-            sliding = int(p.ids[i]) in self._sliding and not impact
-            if sliding:  # μ·BΔq: the work of friction against the slip
-                friction_loss = float(mu @ (geo["constraint"] - geo["shift"]))
-            push = geo["push"]
-            pressure = -float(mu @ push)
-            tangential = float(np.linalg.norm(mu + pressure * push))
-            slip = float(np.linalg.norm(geo["constraint"])) / self._dt
-            cone = (
-                tangential / (self.friction_coefficient * abs(pressure))
-                if self.friction_coefficient is not None and pressure != 0
-                else float("nan")
-            )
+        for i, identity in enumerate(int(j) for j in p.ids):
+            impact = identity in self._impacting
             rows.append(
-                {
-                    "step": self._step + 1,
-                    "t": t,
-                    "id": int(p.ids[i]),
-                    "s_a": float(p.contacts.s_a[i]),
-                    "s_b": float(p.contacts.s_b[i]),
-                    **{f"point_{c}": float(v) for c, v in zip("xyz", geo["point"])},
-                    **{f"normal_{c}": float(v) for c, v in zip("xyz", -push)},
-                    **{f"force_{c}": float(-v) for c, v in zip("xyz", mu)},
-                    "normal_force": pressure,
-                    "tangential_force": tangential,
-                    "slip": slip,
-                    "gap": float(gaps[i]),
-                    "tangency": float(self._end_tangency[i])
-                    if len(self._end_tangency) == len(p.ids)
-                    else float("nan"),
-                    "cone_ratio": cone,
-                    "impact_loss": loss,
-                    "sliding": float(sliding),
-                    "friction_loss": friction_loss,
-                }
+                contact_record(
+                    geometries[i],
+                    self._multipliers.get(identity, np.zeros(3)),
+                    step=self._step + 1,
+                    t=t,
+                    identity=identity,
+                    s_a=float(p.contacts.s_a[i]),
+                    s_b=float(p.contacts.s_b[i]),
+                    gap=float(gaps[i]),
+                    tangency=float(tangency[i]),
+                    impact_geometry=raw[i] if impact else None,
+                    sliding=identity in self._sliding and not impact,
+                    dt=self._dt,
+                    friction_coefficient=self.friction_coefficient,
+                )
             )
         self.records.extend(rows)
         self._impact_energy_loss += sum(r["impact_loss"] for r in rows)
@@ -1203,14 +550,12 @@ class RollingContact:
             for j, i in enumerate(p.ids)
         }
         self._step += 1
-        self._last = {
-            "rolling_contacts": float(len(rows)),
-            "max_slip": max((r["slip"] for r in rows), default=0.0),
-            "max_gap": max((abs(g) for g in gaps), default=0.0),
-            "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
-            "impact_energy_loss": self._impact_energy_loss,
-            "friction_energy_loss": self._friction_energy_loss,
-        }
+        self._last = step_summary(
+            rows,
+            gaps,
+            impact_energy_loss=self._impact_energy_loss,
+            friction_energy_loss=self._friction_energy_loss,
+        )
 
     def diagnostics(self) -> dict[str, float]:
         """Per-step contact diagnostics.
@@ -1248,11 +593,7 @@ class RollingContact:
         arrays["scalars"] = np.array(
             [self._step, float(self._started), self._impact_energy_loss, self._friction_energy_loss]
         )
-        keys = list(self.records[0]) if self.records else []
-        arrays["record_keys"] = np.array(keys, dtype=str)
-        arrays["records"] = np.array(
-            [[row[k] for k in keys] for row in self.records], dtype=float
-        ).reshape(len(self.records), len(keys))
+        arrays.update(records_to_arrays(self.records))
         return arrays
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
@@ -1274,12 +615,7 @@ class RollingContact:
         step, started, impact_loss, friction_loss = (float(x) for x in arrays["scalars"])
         self._step, self._started = int(step), bool(started)
         self._impact_energy_loss, self._friction_energy_loss = impact_loss, friction_loss
-        keys = [str(k) for k in arrays["record_keys"]]
-        integer = {"step", "id"}
-        self.records = [
-            {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
-            for row in np.asarray(arrays["records"], dtype=float)
-        ]
+        self.records = records_from_arrays(arrays)
 
     # -- statics: the active contacts, and a state to go back to after a failed step ----------
     @property
@@ -1326,9 +662,4 @@ class RollingContact:
 
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
-        if self._comm.rank == 0 and self.records:
-            with open(path, "w", newline="") as handle:
-                writer = csv.DictWriter(handle, fieldnames=list(self.records[0]))
-                writer.writeheader()
-                writer.writerows(self.records)
-        self._comm.barrier()
+        write_records(self._comm, self.records, path)

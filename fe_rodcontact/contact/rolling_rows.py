@@ -1,0 +1,234 @@
+"""The linearisation of rolling contacts: forces Bᵀμ, the rows c and their blocks, as COO entries.
+
+Used by :meth:`~fe_rodcontact.contact.rolling.RollingContact.linearise`. For each group of
+contacts (:class:`~fe_rodcontact.contact.rolling_geometry.GroupGeometry`), the multipliers'
+forces Bᵀμ on the stencil nodes and the blocks K = ∂f/∂x, G = ∂f/∂μ and C = ∂c/∂x are built
+as batched 3×3 blocks over the contacts. A sliding contact's rows are replaced by those of
+regularised Coulomb friction, which also have D = ∂c/∂μ.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.rolling_geometry import ActiveContacts, GroupGeometry
+from fe_rodcontact.contributions import PointLinearisation
+
+__all__ = ["linearisation"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def _skew_many(v: FloatArray) -> FloatArray:
+    """[v]× for an array of vectors (..., 3) → (..., 3, 3)."""
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return out
+
+
+def _blocks(
+    rows: IntArray, cols: IntArray, blocks: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """COO entries of 3×3 blocks, batched over leading axes.
+
+    Args:
+        rows: (..., R, 3) row dofs.
+        cols: (..., C, 3) column dofs.
+        blocks: (..., R, C, 3, 3) values (broadcast).
+    """
+    r = rows[..., :, None, :, None]
+    c = cols[..., None, :, None, :]
+    shape = np.broadcast_shapes(r.shape, c.shape, np.shape(blocks))
+    return (
+        np.broadcast_to(r, shape).astype(np.int64).ravel(),
+        np.broadcast_to(c, shape).astype(np.int64).ravel(),
+        np.array(np.broadcast_to(blocks, shape), dtype=np.float64).ravel(),
+    )
+
+
+def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
+    """The COO entries of ``parts`` in one (rows, cols, values)."""
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
+
+
+def linearisation(
+    points: ActiveContacts,
+    geometries: Sequence[GroupGeometry],
+    multipliers: FloatArray,
+    *,
+    sliding: set[int],
+    friction_coefficient: float | None,
+    slip_epsilon: float,
+) -> PointLinearisation:
+    """Forces Bᵀμ, constraint c and their derivatives of the step's active contacts.
+
+    Args:
+        points: The active contacts.
+        geometries: The geometry of each group of them, at the current iterate.
+        multipliers: Their multipliers, three per contact.
+        sliding: Identities of the contacts that slide (with their friction rows).
+        friction_coefficient: k of the sliding contacts' friction.
+        slip_epsilon: ε = ε_v Δt of their regularised slip direction.
+    """
+    constraint = np.zeros((len(points.ids), 3))
+    rows = []
+    for geometry in geometries:
+        ids = (int(i) for i in points.ids[geometry.group.index])
+        slides = [j for j, i in enumerate(ids) if i in sliding]
+        rows.append(
+            _group_rows(
+                geometry,
+                multipliers.reshape(-1, 3),
+                constraint,
+                slides,
+                friction_coefficient,
+                slip_epsilon,
+            )
+        )
+    return PointLinearisation(
+        force_rows=np.concatenate([r.force_rows for r in rows]),
+        force_values=np.concatenate([r.force_values for r in rows]),
+        constraint=constraint.ravel(),
+        stiffness=_entries([r.stiffness for r in rows]),
+        coupling=_entries([r.coupling for r in rows]),
+        constraint_jacobian=_entries([r.constraint_jacobian for r in rows]),
+        multiplier_jacobian=_entries([r.multiplier_jacobian for r in rows]),
+    )
+
+
+def _group_rows(
+    geometry: GroupGeometry,
+    multipliers: FloatArray,
+    constraint: FloatArray,
+    sliding: list[int],
+    friction_coefficient: float | None,
+    slip_epsilon: float,
+) -> PointLinearisation:
+    """The linearisation of a group of contacts, its constraint written into ``constraint``.
+
+    Args:
+        geometry: The group's geometry.
+        multipliers: (contacts, 3) the multipliers of all active contacts.
+        constraint: (contacts, 3) c of all active contacts (the group's rows are set).
+        sliding: Positions in the group of the contacts that slide.
+        friction_coefficient: k of the sliding contacts' friction.
+        slip_epsilon: ε of their regularised slip direction.
+    """
+    group = geometry.group
+    mu = multipliers[group.index]  # (n, 3)
+    w, sign = group.weights, geometry.sign
+    axes = np.arange(3)
+    trans = 6 * group.nodes[..., None] + axes  # (n, K, 3) dofs
+    rot = trans + 3
+    rows_mu = (3 * group.index[:, None] + axes)[:, None, :]  # (n, 1, 3)
+    lever = geometry.node_levers()  # (n, K, 3): each node's lever arm
+    identity = (sign * w)[..., None, None] * np.eye(3)
+    lever_cross = w[..., None, None] * _skew_many(lever)  # wₖ [ρ]×
+    # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
+    coupling = _entries(
+        [
+            _blocks(trans, rows_mu, identity[:, :, None]),
+            _blocks(rot, rows_mu, lever_cross[:, :, None]),
+        ]
+    )
+    # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
+    moved = np.einsum("nsab,nskbc->nkac", _skew_many(geometry.taus), geometry.lever_derivative)
+    translation_rows, rotation_rows = identity + moved, -lever_cross
+    rolling = geometry.constraint.copy()
+    multiplier_blocks = []
+    for j in sliding:
+        rolling[j], translation_rows[j], rotation_rows[j], block_mu = _sliding_rows(
+            geometry.contact(j),
+            mu[j],
+            translation_rows[j],
+            rotation_rows[j],
+            friction_coefficient,
+            slip_epsilon,
+        )
+        multiplier_blocks.append(_blocks(rows_mu[j], rows_mu[j], block_mu[None, None]))
+    constraint[group.index] = rolling
+    # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
+    block = -w[..., None, None, None] * np.einsum(
+        "nab,nkjbc->nkjac", _skew_many(mu), geometry.node_lever_derivatives()
+    )
+    return PointLinearisation(
+        force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
+        force_values=np.concatenate(
+            [
+                ((sign * w)[..., None] * mu[:, None, :]).ravel(),
+                (w[..., None] * np.cross(lever, mu[:, None, :])).ravel(),
+            ]
+        ),
+        constraint=rolling.ravel(),
+        stiffness=_blocks(rot, trans, block),
+        coupling=coupling,
+        constraint_jacobian=_entries(
+            [
+                _blocks(rows_mu, trans, translation_rows[:, None]),
+                _blocks(rows_mu, rot, rotation_rows[:, None]),
+            ]
+        ),
+        multiplier_jacobian=_entries(multiplier_blocks),
+    )
+
+
+def _sliding_rows(
+    geo: dict,
+    mu: FloatArray,
+    translation_rows: FloatArray,
+    rotation_rows: FloatArray,
+    friction_coefficient: float | None,
+    slip_epsilon: float,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The rows of a sliding contact and their derivatives.
+
+    Normal: the rolling row's normal part (the gap is held). Tangential: the friction
+    force prescribed, μ_t = k p ŝ with p = −μ·n the pressure and ŝ = q/√(|q|² + ε²) the
+    regularised direction of the slip q = (I − n⊗n) c over the step (ε = ε_v Δt):
+
+        r = (n⊗n) c + (I − n⊗n) μ + k (μ·n) ŝ.
+
+    Args:
+        geo: :meth:`~fe_rodcontact.contact.rolling_geometry.GroupGeometry.contact` of the
+            contact.
+        mu: Its multiplier.
+        translation_rows: ∂c/∂u_k (K, 3, 3) of the rolling rows.
+        rotation_rows: ∂c/∂τ_k (K, 3, 3).
+        friction_coefficient: k.
+        slip_epsilon: ε.
+
+    Returns:
+        r, ∂r/∂u_k, ∂r/∂τ_k, ∂r/∂μ.
+    """
+    assert friction_coefficient is not None
+    k = friction_coefficient
+    c, n, dn = geo["constraint"], geo["push"], geo["push_derivative"]
+    eye = np.eye(3)
+    normal, tangent = np.outer(n, n), eye - np.outer(n, n)
+    q = tangent @ c
+    size = np.sqrt(q @ q + slip_epsilon**2)
+    direction = q / size
+    pressure_like = float(mu @ n)  # −p
+    residual = normal @ c + tangent @ mu + k * pressure_like * direction
+
+    # d(n (n·v))/du = (n·v) N + n (vᵀN) for N = ∂n/∂u.
+    def projected(v: FloatArray) -> FloatArray:
+        return (n @ v) * dn + np.einsum("a,b,kbc->kac", n, v, dn)
+
+    unit = eye / size - np.outer(q, q) / size**3
+    slip_translation = tangent @ translation_rows - projected(c)
+    d_translation = (
+        normal @ translation_rows
+        + projected(c)
+        - projected(mu)
+        + k * np.einsum("a,b,kbc->kac", direction, mu, dn)
+        + k * pressure_like * unit @ slip_translation
+    )
+    d_rotation = normal @ rotation_rows + k * pressure_like * unit @ (tangent @ rotation_rows)
+    d_mu = tangent + k * np.outer(direction, n)
+    return residual, d_translation, d_rotation, d_mu
