@@ -193,6 +193,8 @@ class RawContacts:
         """All contacts of several sets."""
         if not parts:
             return RawContacts.empty()
+        if len(parts) == 1:  # immutable: no copy needed
+            return parts[0]
         return RawContacts(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in RawContacts.fields())
         )
