@@ -773,11 +773,24 @@ def largest_move(coefficients: FloatArray, reference: FloatArray) -> float:
 
 @numba.njit(cache=True)
 def gap_bounds(
-    coefficients: FloatArray, radius: FloatArray, first: IntArray, second: IntArray
+    coefficients: FloatArray,
+    radius: FloatArray,
+    bulge: FloatArray,
+    first: IntArray,
+    second: IntArray,
+    margin: float,
 ) -> FloatArray:
-    """A lower bound of each pair's gap (the halves' chord bound less both radii)."""
+    """A lower bound of each pair's gap: the chord bound (chord distance less each curve's
+    deviation ``bulge`` from its chord and both radii), and where that is within ``margin``
+    the tighter halves' chord bound."""
     out = np.empty(first.shape[0])
     for p in range(first.shape[0]):
         a, b = first[p], second[p]
-        out[p] = _halves_bound(coefficients, a, b) - radius[a] - radius[b]
+        ax, ay, az, ux, uy, uz = _chord(coefficients, a)
+        bx, by, bz, vx, vy, vz = _chord(coefficients, b)
+        distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
+        bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
+        if bound <= margin:
+            bound = max(bound, _halves_bound(coefficients, a, b) - radius[a] - radius[b])
+        out[p] = bound
     return out

@@ -558,7 +558,12 @@ class ContactSearch:
         near = np.flatnonzero(bound - 2.0 * moved <= self._margin)
         if moved > 0:
             now = compiled.gap_bounds(
-                segments.coefficients, segments.radius, first[near], second[near]
+                segments.coefficients,
+                segments.radius,
+                segments.bounds()[2],
+                first[near],
+                second[near],
+                self._margin,
             )
             near = near[now <= self._margin]
         first, second = first[near], second[near]
