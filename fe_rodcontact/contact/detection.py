@@ -26,8 +26,8 @@ coefficients. The results are the same as without a list (a test compares them s
 step); skin = 0 runs the broad phase on every call.
 
 **Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
-owned elements of one rod, boxes around groups of :data:`CLUSTER` of those, and so on up to at
-most :data:`CLUSTER` boxes. The top level is allgathered; going down, a rank sends another only
+owned elements of one rod, boxes around the groups of those that share an octree cell (about
+:data:`CLUSTER` per group), and so on up to at most :data:`CLUSTER` boxes. The top level is allgathered; going down, a rank sends another only
 its boxes that overlap the boxes that rank sent it one level up (one alltoall per level), and
 finally only its segments whose spheres reach into the other rank's lowest-level boxes that it
 received. A pair of segments on ranks p and q is evaluated once, by
