@@ -780,9 +780,11 @@ def gap_bounds(
     second: IntArray,
     margin: float,
 ) -> FloatArray:
-    """A lower bound of each pair's gap: the chord bound (chord distance less each curve's
-    deviation ``bulge`` from its chord and both radii), and where that is within ``margin``
-    the tighter halves' chord bound."""
+    """A lower bound of each pair's gap.
+
+    The chord bound (chord distance less each curve's deviation ``bulge`` from its chord and
+    both radii), and where that is within ``margin`` the tighter halves' chord bound.
+    """
     out = np.empty(first.shape[0])
     for p in range(first.shape[0]):
         a, b = first[p], second[p]

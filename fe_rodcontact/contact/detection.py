@@ -27,11 +27,11 @@ step); skin = 0 runs the broad phase on every call.
 
 **Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
 owned elements of one rod, boxes around the groups of those that share an octree cell (about
-:data:`CLUSTER` per group), and so on up to at most :data:`CLUSTER` boxes. The top level is allgathered; going down, a rank sends another only
-its boxes that overlap the boxes that rank sent it one level up (one alltoall per level), and
-finally only its segments whose spheres reach into the other rank's lowest-level boxes that it
-received. A pair of segments on ranks p and q is evaluated once, by
-the owner of the segment with the smaller (rod, element) key; the (few) results are then
+:data:`CLUSTER` per group), and so on up to at most :data:`CLUSTER` boxes. The top level is
+allgathered; going down, a rank sends another only its boxes that overlap the boxes that rank
+sent it one level up (one alltoall per level), and finally only its segments whose spheres
+reach into the other rank's lowest-level boxes that it received. A pair of segments on ranks p
+and q is evaluated once, by the owner of the segment with the smaller (rod, element) key; the (few) results are then
 gathered on every rank, where the same deterministic filtering runs.
 
 **Narrow phase.** Point contact: the local minimiser of the distance between two segments
