@@ -31,8 +31,8 @@ owned elements of one rod, boxes around the groups of those that share an octree
 allgathered; going down, a rank sends another only its boxes that overlap the boxes that rank
 sent it one level up (one alltoall per level), and finally only its segments whose spheres
 reach into the other rank's lowest-level boxes that it received. A pair of segments on ranks p
-and q is evaluated once, by the owner of the segment with the smaller (rod, element) key; the (few) results are then
-gathered on every rank, where the same deterministic filtering runs.
+and q is evaluated once, by the owner of the segment with the smaller (rod, element) key; the
+(few) results are then gathered on every rank, where the same deterministic filtering runs.
 
 **Narrow phase.** Point contact: the local minimiser of the distance between two segments
 (:func:`~fe_rodcontact.contact.closest.segment_segment_closest`). Line contact, for segments
