@@ -12,7 +12,9 @@
 #   downhill direction and the plane's normal), released at rest. With μ above the rolling
 #   threshold μ_c (tan θ/2 for a thin hoop) it rolls without slipping, its centre accelerating
 #   at g sin θ/(1 + k) (g sin θ/2 for a thin hoop); below it (`--mu 0.1`) it slides while it
-#   spins up: the centre accelerates at g (sin θ − μ cos θ), the spin at μ m g cos θ (R + r)/I;
+#   spins up: the centre accelerates at g (sin θ − μ cos θ), the spin at μ m g cos θ (R + r)/I.
+#   Dropped from a height (`--drop 0.01`) it bounces: in free flight it slides down without
+#   spinning, and at each landing the friction stops the slip (it sticks) and spins it up;
 # - **pull-off**: a rod resting on a horizontal plane at the adhesive law's equilibrium gap,
 #   pulled by a slowly growing force: it leaves when the pull reaches the law's maximum
 #   attraction β/4 per unit length.
@@ -57,6 +59,9 @@ parser.add_argument("--scene", choices=("rod", "ring", "pull-off"), default="rod
 parser.add_argument("--elements", type=int, default=None, help="elements (rod 32, ring 32)")
 parser.add_argument(
     "--mu", type=float, default=None, help="friction coefficient (rod 0.3, ring 0.5)"
+)
+parser.add_argument(
+    "--drop", type=float, default=0.0, help="ring: dropped from this height above rest [m]"
 )
 parser.add_argument("--dt", type=float, default=1e-3, help="time step")
 parser.add_argument("--t-end", type=float, default=None, help="final time (scene default)")
@@ -128,7 +133,7 @@ else:
     # (the polygon of linear ones changes the gap by 12 % of g₀ at 64 elements) and 6
     # quadrature points per element resolve it.
     degree, quadrature_degree = 2, 10
-    centre = (ring_radius + radius + gap0) * normal
+    centre = (ring_radius + radius + gap0 + args.drop) * normal
     curves = [ring(ring_radius, centre=centre, axis=(0, 1, 0), start_direction=-normal)]
     t_end = args.t_end or 0.5
 elements = args.elements or 32
@@ -220,12 +225,27 @@ if args.scene == "ring":
     acceleration = np.polyfit(t[window], speed[window], 1)[0]
     spin_rate = np.polyfit(t[window], spin[window], 1)[0]
     regime = "rolls (μ ≥ μ_c)" if rolls else "rolls and slides (μ < μ_c)"
+    # Landings: steps where the lowest point enters the contact zone (gap below 2 g₀).
+    touching = np.array(mean_gap) < 2 * gap0
+    landings = np.flatnonzero(touching[1:] & ~touching[:-1]) + 1
+    normal_speed = momentum @ normal / mass
+    if args.drop > 0:
+        regime = f"bounces ({len(landings)} landings)"
+        for number, step in enumerate(landings):
+            after = step + np.argmax(~touching[step:]) if (~touching[step:]).any() else len(t) - 1
+            lines.append(
+                f"ring: landing {number + 1} at t = {t[step]:.3f} s, normal speed "
+                f"{-normal_speed[step]:.3f} m/s in, {normal_speed[after]:.3f} m/s out; slip "
+                f"{slip[step - 1]:.3f} → {slip[after]:.4f} m/s, spin × (R + r) "
+                f"{spin[step - 1] * contact_radius:.3f} → {spin[after] * contact_radius:.3f} m/s"
+            )
     lines += [
         f"ring: μ = {mu:.3g}, rolling threshold μ_c = tan θ k/(1 + k) = {critical_mu:.4f} "
         f"(k = I/(m (R + r)²) = {k:.4f}): it {regime}",
         f"ring: centre acceleration {acceleration:.4f} m/s², closed form {expected:.4f} m/s² "
         f"(relative error {acceleration / expected - 1:+.2%}); thin hoop g sin θ/2 = "
-        f"{gravity * np.sin(theta) / 2:.4f}",
+        f"{gravity * np.sin(theta) / 2:.4f}"
+        + (" (closed forms of a ring on the slope, not of a bouncing one)" if args.drop else ""),
         f"ring: spin acceleration {spin_rate:.3f} rad/s², closed form {expected_spin:.3f} "
         f"rad/s² (relative error {spin_rate / expected_spin - 1:+.2%})",
         f"ring: slip speed at t = {t[-1]:.3g}: {slip[-1]:.3g} m/s (centre speed {speed[-1]:.4f} "
@@ -250,6 +270,12 @@ if args.scene == "ring":
         "regularization_velocity": slip_scale,
         "expected_acceleration": expected,
         "expected_spin_acceleration": expected_spin,
+        "normal_speed": normal_speed,
+        "touching": touching,
+        "lowest_gap": np.array(mean_gap),
+        "rest_gap": gap0,
+        "landings": landings,
+        "drop": args.drop,
     }
 else:
     extra = {}
