@@ -749,13 +749,13 @@ def boxes_overlapping(
 
 
 @numba.njit(cache=True)
-def largest_move(coefficients: FloatArray, reference: FloatArray) -> float:
-    """The largest distance any point of any segment has moved from ``reference``.
+def segment_moves(coefficients: FloatArray, reference: FloatArray) -> FloatArray:
+    """How far any point of each segment has moved from ``reference`` (an upper bound).
 
     The difference of two cubics is a cubic, which lies in the convex hull of its Bézier
     control points (see :func:`segment_boxes`): the largest of their lengths bounds it.
     """
-    largest = 0.0
+    moves = np.empty(coefficients.shape[0])
     for p in range(coefficients.shape[0]):
         b0 = b1 = b2 = b3 = 0.0
         for k in range(3):
@@ -767,8 +767,8 @@ def largest_move(coefficients: FloatArray, reference: FloatArray) -> float:
             b1 += (c0 + c1 / 3.0) ** 2
             b2 += (c0 + (2.0 * c1 + c2) / 3.0) ** 2
             b3 += (c0 + c1 + c2 + c3) ** 2
-        largest = max(largest, max(max(b0, b1), max(b2, b3)))
-    return np.sqrt(largest)
+        moves[p] = np.sqrt(max(max(b0, b1), max(b2, b3)))
+    return moves
 
 
 @numba.njit(cache=True)

@@ -292,7 +292,8 @@ class _NeighbourList:
     """Candidate segment pairs within margin + skin, and what it takes to reuse them.
 
     Attributes:
-        coefficients: The local segments' coefficients when the list was built.
+        reference: The coefficients of the local and received segments when the list was
+            built.
         first: First segment of each pair (index into local + received segments).
         second: Second segment of each pair.
         bound: A lower bound of each pair's gap when the list was built.
@@ -301,7 +302,7 @@ class _NeighbourList:
         owner: Owner rank of each local and received segment.
     """
 
-    coefficients: FloatArray
+    reference: FloatArray
     first: IntArray
     second: IntArray
     bound: FloatArray
@@ -328,8 +329,14 @@ class _NeighbourList:
             received.append(segments.take(np.arange(start, start + count)))
             start += count
         return _NeighbourList(
-            local.coefficients.copy(), first, second, bound, send_index, received, owner
+            segments.coefficients.copy(), first, second, bound, send_index, received, owner
         )
+
+    def moves(self, segments: SegmentArrays, local_moves: FloatArray) -> FloatArray:
+        """How far each segment (local ones: ``local_moves``) has moved since the build."""
+        n_local = len(local_moves)
+        remote = compiled.segment_moves(segments.coefficients[n_local:], self.reference[n_local:])
+        return np.concatenate([local_moves, remote])
 
     def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, IntArray, int]:
         """Local and received segments in the list's order, with current coefficients."""
@@ -533,7 +540,7 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        listed, moved = (None, 0.0) if brute_force else self._valid_neighbours(local)
+        listed, local_moves = (None, np.zeros(0)) if brute_force else self._valid_neighbours(local)
         if listed is None:
             segments, owner, sent, send_index = self._exchange(local, brute_force)
         else:
@@ -553,10 +560,13 @@ class ContactSearch:
         else:
             first, second, bound = listed.first, listed.second, listed.bound
         stats.candidates = len(first)
-        # Only pairs whose gap bound at the build, less what both may have moved since, is
-        # within the margin, and whose bound now is, go on to the narrow phase.
-        near = np.flatnonzero(bound - 2.0 * moved <= self._margin)
-        if moved > 0:
+        # Only pairs whose gap bound at the build, less what both segments have moved since,
+        # is within the margin, and whose bound now is, go on to the narrow phase.
+        if listed is None or stats.rebuilt:
+            near = np.flatnonzero(bound <= self._margin)
+        else:
+            moves = listed.moves(segments, local_moves)
+            near = np.flatnonzero(bound - moves[first] - moves[second] <= self._margin)
             now = compiled.gap_bounds(
                 segments.coefficients,
                 segments.radius,
@@ -661,27 +671,26 @@ class ContactSearch:
                 owners.append(np.full(len(pack[0]), q, dtype=np.int64))
         return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
 
-    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", float]:
+    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", FloatArray]:
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
         was built: then two segments have come closer by at most the skin.
 
         Returns:
-            The list (None: run the broad phase) and how far the centrelines have moved.
+            The list (None: run the broad phase) and how far each local segment has moved.
         """
         comm = self._rods.comm
         listed = self._neighbours
-        moved = (
-            compiled.largest_move(local.coefficients, listed.coefficients)
-            if listed is not None
-            else np.inf
-        )
+        if listed is None:
+            return None, np.zeros(0)
+        moves = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
+        moved = float(moves.max()) if len(moves) else 0.0
         if comm.size > 1:
             moved = comm.allreduce(moved, op=MPI.MAX)
-        if listed is not None and 2.0 * moved <= self._skin:
-            return listed, moved
-        return None, 0.0
+        if 2.0 * moved <= self._skin:
+            return listed, moves
+        return None, np.zeros(0)
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
