@@ -68,6 +68,10 @@ parser.add_argument("--t-end", type=float, default=None, help="final time (scene
 parser.add_argument("--out-dir", type=Path, default=Path("results/rod_on_plane"))
 parser.add_argument("--progress", action="store_true", help="show a progress bar")
 args = parser.parse_args()
+if args.drop and args.scene != "ring":
+    parser.error(f"--drop is for the ring scene, not {args.scene!r}")
+if not (np.isfinite(args.drop) and args.drop >= 0):
+    parser.error(f"--drop must be a height >= 0 [m], got {args.drop}")
 comm = MPI.COMM_WORLD
 gravity = 9.81
 radius = 0.02
