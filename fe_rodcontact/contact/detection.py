@@ -884,48 +884,29 @@ class ContactSearch:
         xb: FloatArray,
         sample: IntArray,
     ) -> RawContacts:
-        """Contacts from closest parameters: gaps, normals, points, tangency, weights."""
-        ra, da, _ = evaluate(seg.coefficients[a], xa)
-        rb, db, _ = evaluate(seg.coefficients[b], xb)
-        d = rb - ra
-        n, dist = _unit(d)
-        Ra, Rb = seg.radius[a], seg.radius[b]
-        gap = dist - Ra - Rb
-        n = self._safe_normal(n, dist, da, db)
-        line = mode == MODE_LINE
-        status_a = self._status(xa, seg.first[a], seg.last[a])
-        status_a[line] = _INTERIOR
-        status_b = self._status(xb, seg.first[b], seg.last[b])
-        kind = np.where(seg.rod[a] == seg.rod[b], KIND_SELF, KIND_ROD)
-        tangency = np.column_stack(
-            [
-                _dot(d, da) / np.maximum(dist * np.linalg.norm(da, axis=1), 1e-300),
-                _dot(d, db) / np.maximum(dist * np.linalg.norm(db, axis=1), 1e-300),
-            ]
-        )
-        weight = np.where(
-            line, self._line_w[np.maximum(sample, 0)] * np.abs(seg.s1[a] - seg.s0[a]), 0.0
-        )
-        at_end = np.where(line, status_b == _END, (status_a == _END) | (status_b == _END))
+        """Contacts from closest parameters: gaps, normals, points, tangency, weights.
+
+        One compiled pass (:func:`~fe_rodcontact.contact.compiled.assemble_contacts`): at the
+        few results of a step, numpy's per-call cost was most of the search on small meshes.
+        """
         return RawContacts(
-            kind=kind.astype(np.int64),
-            mode=mode.astype(np.int64),
-            rod_a=seg.rod[a],
-            rod_b=seg.rod[b],
-            element_a=seg.element[a],
-            element_b=seg.element[b],
-            sample=sample.astype(np.int64),
-            s_a=seg.s0[a] + xa * (seg.s1[a] - seg.s0[a]),
-            s_b=seg.s0[b] + xb * (seg.s1[b] - seg.s0[b]),
-            gap=gap,
-            normal=n,
-            point=ra + (Ra / (Ra + Rb))[:, None] * n * dist[:, None],
-            centre_a=ra,
-            centre_b=rb,
-            tangency=tangency,
-            weight=weight,
-            at_end=at_end,
-            clamp=np.column_stack([status_a, status_b]),
+            *compiled.assemble_contacts(
+                seg.coefficients,
+                seg.radius,
+                seg.rod,
+                seg.element,
+                seg.s0,
+                seg.s1,
+                seg.first,
+                seg.last,
+                a.astype(np.int64),
+                b.astype(np.int64),
+                mode.astype(np.int64),
+                xa.astype(float),
+                xb.astype(float),
+                sample.astype(np.int64),
+                self._line_w,
+            )
         )
 
     @staticmethod
@@ -936,18 +917,6 @@ class ContactSearch:
         status[(xi <= 0) & first] = _END
         status[(xi >= 1) & last] = _END
         return status
-
-    @staticmethod
-    def _safe_normal(n: FloatArray, dist: FloatArray, da: FloatArray, db: FloatArray) -> FloatArray:
-        """d/|d|, or (centrelines intersecting) the normal of the two tangents' plane."""
-        degenerate = dist <= 1e-300
-        if np.any(degenerate):
-            alt, size = _unit(np.cross(da[degenerate], db[degenerate]))
-            helper = np.eye(3)[np.argmin(np.abs(da[degenerate]), axis=1)]
-            alt = np.where((size > 0)[:, None], alt, _unit(np.cross(da[degenerate], helper))[0])
-            n = n.copy()
-            n[degenerate] = alt
-        return n
 
     def _obstacle(
         self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float
@@ -1132,19 +1101,14 @@ class ContactSearch:
                         keep[i] = False
                     else:
                         taken.append(i)
-        selected = found.take(np.flatnonzero(keep))
+        kept = np.flatnonzero(keep)
         order = np.lexsort(
-            (
-                selected.sample,
-                selected.s_b,
-                selected.s_a,
-                selected.mode,
-                selected.rod_b,
-                selected.rod_a,
-                selected.kind,
+            tuple(
+                getattr(found, name)[kept]
+                for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
             )
         )
-        return selected.take(order)
+        return found.take(kept[order])
 
     def _canonical_self_contacts(self, found: RawContacts) -> RawContacts:
         """Self-contacts with s_a ≤ s_b (in [0, L) on loops): one description per contact."""
