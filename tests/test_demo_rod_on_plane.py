@@ -1,5 +1,6 @@
 """The rod-on-plane demo runs small (serially and on 2 ranks) and writes its pictures."""
 
+import itertools
 import runpy
 import sys
 
@@ -98,9 +99,10 @@ def test_demo_ring_dropped_on_slope_bounces_and_sticks(comm, shared_tmp, monkeyp
     under constant gravity) while the lowest gap is above 5 g₀ (g₀ the rest gap, where the
     repulsion carries the weight; above 5 g₀ it is below 5⁻⁸ ≈ 3e-6 of it): v/t constant to
     1e-6, and g cos θ to 1e-4 (the demo's speed is momentum / 2πR ρA, and the 16-element
-    ring's length differs from 2πR by 2.4e-5). A rigid hoop landing with normal impulse P_n sticks when
-    μ P_n ≥ m s₀ k/(1 + k) (s₀ the slip in, k = I/(m ρ²)); here μ P_n ≈ 0.5 · 1.9 m v_n ≈
-    0.35 m against m s₀ k/(1 + k) ≈ 0.12 m at the first landing: the slip must fall by far
+    ring's length differs from 2πR by 2.4e-5). A rigid hoop landing with normal impulse P_n
+    sticks when μ P_n ≥ m s₀ k/(1 + k) (s₀ the slip in, k = I/(m ρ²)); here
+    μ P_n ≈ 0.5 · 1.9 m v_n ≈ 0.35 m against m s₀ k/(1 + k) ≈ 0.12 m at the first landing: the
+    slip must fall by far
     more than half (measured: 85 % and 100 % at the demo's resolution; gravity keeps acting
     during the ~10 ms contact). Energy balance as the other scenes.
     """
@@ -120,7 +122,7 @@ def test_demo_ring_dropped_on_slope_bounces_and_sticks(comm, shared_tmp, monkeyp
     assert np.ptp(fall) <= 1e-6 * abs(fall).max()  # uniformly accelerated
     # by g cos θ, up to the discrete ring's mass (the demo divides by 2πR ρA): 2.4e-5 here
     assert abs(fall.mean() / (-g * np.cos(theta)) - 1) <= 1e-4
-    for first, second in zip(landings[:-1], landings[1:], strict=True):
+    for first, second in itertools.pairwise(landings):
         leave = first + np.argmax(~touching[first:])
         assert first < leave < second
         assert 0 < vn[leave] < -vn[first]  # it leaves, slower than it came

@@ -353,11 +353,12 @@ def _evaluate(c: FloatArray, p: int, k: int, xi: float) -> tuple[float, float, f
 @numba.njit(cache=True)
 def _closest_pair(
     ca: FloatArray, pa: int, cb: FloatArray, pb: int, iterations: int, tolerance: float
-) -> tuple[float, float, bool, float, float]:
+) -> tuple[float, float, bool, float, float, float, float]:
     """Projected Newton for one pair.
 
     Returns:
-        ξ_a, ξ_b, converged, distance, det(H)/(|r_a'|²|r_b'|²) at the result.
+        ξ_a, ξ_b, converged, distance, det(H)/(|r_a'|²|r_b'|²) and the distance gradient in
+        ξ_a and ξ_b over |d||r'| (0 where not converged), at the result.
     """
     ax, ay, az, ux, uy, uz = _chord(ca, pa)
     bx, by, bz, vx, vy, vz = _chord(cb, pb)
@@ -380,14 +381,16 @@ def _closest_pair(
         size = np.sqrt(size)
         det = haa * hbb - hab * hab
         relative_det = det / max(scale_a * scale_b, 1e-300)
+        slope_a = ga / max(size * np.sqrt(scale_a), 1e-300)
+        slope_b = gb / max(size * np.sqrt(scale_b), 1e-300)
         if converged:
-            return xa, xb, True, size, relative_det
+            return xa, xb, True, size, relative_det, slope_a, slope_b
         hold_a = (xa <= 0.0 and ga > 0.0) or (xa >= 1.0 and ga < 0.0)
         hold_b = (xb <= 0.0 and gb > 0.0) or (xb >= 1.0 and gb < 0.0)
         if (hold_a or abs(ga) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_a)) and (
             hold_b or abs(gb) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_b)
         ):
-            return xa, xb, True, size, relative_det
+            return xa, xb, True, size, relative_det, slope_a, slope_b
         haa_safe = haa if haa > 1e-12 * scale_a else scale_a + 1e-300
         hbb_safe = hbb if hbb > 1e-12 * scale_b else scale_b + 1e-300
         good = det > 1e-14 * scale_a * scale_b and haa > 0.0 and hbb > 0.0
@@ -414,7 +417,7 @@ def _closest_pair(
         change = max(abs(new_a - xa), abs(new_b - xb))
         xa, xb = new_a, new_b
         converged = change <= tolerance
-    return xa, xb, False, size, 0.0
+    return xa, xb, False, size, 0.0, 0.0, 0.0
 
 
 @numba.njit(cache=True)
@@ -494,11 +497,17 @@ def narrow_pairs(
         cross2 = cx * cx + cy * cy + cz * cz
         line = cross2 < sin_line * sin_line * ua2 * vb2
         if not line:
-            xa, xb, converged, distance, relative_det = _closest_pair(c, a, c, b, 40, 1e-11)
+            xa, xb, converged, distance, relative_det, slope_a, slope_b = _closest_pair(
+                c, a, c, b, 40, 1e-11
+            )
             if relative_det <= 1e-10 or not converged:
                 line = True
             elif distance - radius[a] - radius[b] <= margin and not (
-                smooth_joins and _leaves_segment(c, a, b, xa, xb, first_end, last_end)
+                smooth_joins
+                and (
+                    _leaves_segment(xa, slope_a, first_end[a], last_end[a])
+                    or _leaves_segment(xb, slope_b, first_end[b], last_end[b])
+                )
             ):
                 rows = _push(rows, count, p, 0, xa, xb, -1)
                 count += 1
@@ -517,39 +526,17 @@ def narrow_pairs(
     return as_int[:, 0], as_int[:, 1], rows[:, 2].copy(), rows[:, 3].copy(), as_int[:, 4]
 
 
-@numba.njit(cache=True)
-def _leaves_segment(
-    c: FloatArray,
-    a: int,
-    b: int,
-    xa: float,
-    xb: float,
-    first_end: npt.NDArray[np.bool_],
-    last_end: npt.NDArray[np.bool_],
-) -> bool:
-    """Whether the distance falls out of segment a or b through an interior node at (ξ_a, ξ_b).
+@numba.njit(cache=True, inline="always")
+def _leaves_segment(xi: float, slope: float, free_start: bool, free_end: bool) -> bool:
+    """Whether the distance falls out of a segment through an interior node at ξ.
 
-    The gradient counts as vanishing below 1e-8 |d| |r'| (the projected Newton stops at
-    1e-13 of it), so that a minimum at a node is never dropped by round-off.
+    ``slope`` is the derivative of the distance in ξ over |d||r'| (held at ξ = 0 with a
+    positive slope, the distance falls out of the segment there); it counts as vanishing below
+    1e-8 (the projected Newton stops at 1e-13), so that a minimum at a node is never dropped by
+    round-off.
     """
-    ga = gb = size = scale_a = scale_b = 0.0
-    for k in range(3):
-        ra, da, _ = _evaluate(c, a, k, xa)
-        rb, db, _ = _evaluate(c, b, k, xb)
-        d = rb - ra
-        ga -= d * da
-        gb += d * db
-        size += d * d
-        scale_a += da * da
-        scale_b += db * db
-    size = np.sqrt(size)
-    tol_a = 1e-8 * size * np.sqrt(scale_a)
-    tol_b = 1e-8 * size * np.sqrt(scale_b)
-    return (
-        (xa <= 0.0 and not first_end[a] and ga > tol_a)
-        or (xa >= 1.0 and not last_end[a] and ga < -tol_a)
-        or (xb <= 0.0 and not first_end[b] and gb > tol_b)
-        or (xb >= 1.0 and not last_end[b] and gb < -tol_b)
+    return (xi <= 0.0 and not free_start and slope > 1e-8) or (
+        xi >= 1.0 and not free_end and slope < -1e-8
     )
 
 
@@ -806,6 +793,17 @@ def _status(xi: float, free_start: bool, free_end: bool) -> int:
     if xi >= 1.0:
         return 3 if free_end else 2
     return 0
+
+
+@numba.njit(cache=True)
+def statuses(
+    xi: FloatArray, free_start: npt.NDArray[np.bool_], free_end: npt.NDArray[np.bool_]
+) -> IntArray:
+    """:func:`_status` of each parameter."""
+    out = np.empty(xi.shape[0], np.int64)
+    for i in range(xi.shape[0]):
+        out[i] = _status(xi[i], free_start[i], free_end[i])
+    return out
 
 
 @numba.njit(cache=True)

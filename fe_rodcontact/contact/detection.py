@@ -312,7 +312,7 @@ class _NeighbourList:
 
     @staticmethod
     def build(
-        local: SegmentArrays,
+        n_local: int,
         segments: SegmentArrays,
         owner: IntArray,
         first: IntArray,
@@ -320,10 +320,13 @@ class _NeighbourList:
         bound: FloatArray,
         send_index: list[IntArray],
     ) -> "_NeighbourList":
-        """The list of a fresh broad phase (``segments``: local, then received by rank)."""
+        """The list of a fresh broad phase.
+
+        ``segments`` holds the ``n_local`` local segments, then those received, by rank.
+        """
         received = []
-        start = len(local)
-        remote_owner = owner[len(local) :]
+        start = n_local
+        remote_owner = owner[n_local:]
         for q in range(len(send_index)):
             count = int(np.count_nonzero(remote_owner == q))
             received.append(segments.take(np.arange(start, start + count)))
@@ -555,7 +558,7 @@ class ContactSearch:
             stats.rebuilt = True
             if not brute_force:
                 self._neighbours = listed = _NeighbourList.build(
-                    local, segments, owner, first, second, bound, send_index
+                    len(local), segments, owner, first, second, bound, send_index
                 )
         else:
             first, second, bound = listed.first, listed.second, listed.bound
@@ -909,15 +912,6 @@ class ContactSearch:
             )
         )
 
-    @staticmethod
-    def _status(xi: FloatArray, first: BoolArray, last: BoolArray) -> IntArray:
-        status = np.full(len(xi), _INTERIOR, np.int64)
-        status[xi <= 0] = _LOW
-        status[xi >= 1] = _HIGH
-        status[(xi <= 0) & first] = _END
-        status[(xi >= 1) & last] = _END
-        return status
-
     def _obstacle(
         self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float
     ) -> RawContacts:
@@ -964,7 +958,7 @@ class ContactSearch:
         R = seg.radius[seg_rows]
         gap = phi - R
         keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
-        status = self._status(xi_all, seg.first[seg_rows], seg.last[seg_rows])
+        status = compiled.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
         status[mode == MODE_LINE] = _INTERIOR
         idx = np.flatnonzero(keep)
         rows = seg_rows[idx]
