@@ -28,14 +28,16 @@ moved skin / 2 since it was built, then runs the broad phase again. Reported: th
 per step (what a run pays), how many steps rebuilt the list, and the median time of a
 rebuilding step and of a reusing step (so other motions can be worked out); wall clock and
 CPU time of the process (the machine is shared: the wall clock includes waiting for a core).
-Next to it, in the same process: one Newton iteration of a clamped straight P1 rod with the
-same number of elements (Jacobian assembly + LU factor/solve + residual, through the SNES
-callbacks of :class:`~fe_rodcontact.statics.StaticProblem`: ``RodIteration`` of
-``bench_newton_iteration.py``). An iteration's cost depends on the number and degree of the
-elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2`` the table also gives
-the bytes each rank sent per step (halo nodes, segments near the other rank's box or the
-listed segments' coefficients, results), summed over ranks: the mean, and on a rebuilding
-and a reusing step.
+Next to it, in the same process and interleaved with the steps (``--newton-repeats``
+iterations, one after every few steps, so that a change of the machine's load between the two
+measurements does not skew their ratio; the median is reported): one Newton iteration of a
+clamped straight P1 rod with the same number of elements (Jacobian assembly + LU factor/solve +
+residual, through the SNES callbacks of :class:`~fe_rodcontact.statics.StaticProblem`:
+``RodIteration`` of ``bench_newton_iteration.py``). An iteration's cost depends on the number
+and degree of the elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2`` the
+table also gives the bytes each rank sent per step (halo nodes, segments near the other rank's
+box or the listed segments' coefficients, results), summed over ranks: the mean, and on a
+rebuilding and a reusing step.
 
 Usage::
 
@@ -64,6 +66,10 @@ PER_TURN = 32
 SECTION = Section(EA=1e4, GA1=1e4, GA2=1e4, EI1=2, EI2=2, GJ=1.5, radius=RADIUS)
 
 
+# Largest |du/dφ| / A of the swirl: its three components change at rates 1, 1.3 and 0.7.
+SWIRL_RATE = float(np.linalg.norm([1.0, 1.3, 0.7]))
+
+
 def swirl(u: dolfinx.fem.Function, phase: float, amplitude: float) -> None:
     """Set u to the swirl of the module docstring at ``phase``."""
     k = 2 * np.pi / (20 * RADIUS)
@@ -83,21 +89,33 @@ def swirl(u: dolfinx.fem.Function, phase: float, amplitude: float) -> None:
 
 
 def timed_steps(
-    search: ContactSearch, u: dolfinx.fem.Function, steps: int, motion: float
-) -> list[tuple[float, float, bool, int]]:
-    """(wall s, CPU s, rebuilt, bytes sent over ranks) of ``find()`` at each step, max over ranks.
+    search: ContactSearch,
+    u: dolfinx.fem.Function,
+    steps: int,
+    motion: float,
+    newton: RodIteration | None = None,
+    newton_repeats: int = 5,
+) -> tuple[list[tuple[float, float, bool, int]], list[tuple[float, float]]]:
+    """Timed ``find()`` steps, with Newton iterations of ``newton`` interleaved.
 
-    The phase advances by 0.05 per step and the amplitude is chosen so that no node moves
-    more than ``motion`` × margin per step (|d/dφ| ≤ 1.3 A). Two steps before the timed ones
-    (a rebuilding and a reusing one: loading the compiled kernels) are not counted.
+    The phase advances by 0.05 per step and the amplitude is chosen so that no node moves more
+    than ``motion`` × margin per step (|du/dφ| ≤ |(1, 1.3, 0.7)| A). Two steps before the timed
+    ones (a rebuilding and a reusing one: loading the compiled kernels) are not counted. After
+    ``newton_repeats`` steps spread over the sequence, one Newton iteration runs (outside the
+    detection timing), so that both see the same machine load.
+
+    Returns:
+        Per step (wall s, CPU s, rebuilt, bytes sent over ranks), max over ranks; per
+        Newton iteration (wall s, CPU s).
     """
     comm = MPI.COMM_WORLD
     dphi = 0.05
-    amplitude = motion * MARGIN / (1.3 * dphi)
+    amplitude = motion * MARGIN / (SWIRL_RATE * dphi)
     for warm_up in (-2, -1):
         swirl(u, warm_up * dphi, amplitude)
         search.find()
-    rows = []
+    every = max(1, steps // max(newton_repeats, 1))
+    rows, iterations = [], []
     for step in range(1, steps + 1):
         swirl(u, step * dphi, amplitude)
         comm.barrier()
@@ -107,7 +125,10 @@ def timed_steps(
         cpu = comm.allreduce(time.process_time() - cpu, op=MPI.MAX)
         rebuilt = comm.allreduce(search.statistics.rebuilt, op=MPI.LOR)
         rows.append((wall, cpu, rebuilt, comm.allreduce(search.statistics.bytes_sent)))
-    return rows
+        if newton is not None and step % every == 0 and len(iterations) < newton_repeats:
+            parts = newton.iteration()
+            iterations.append((sum(t[0] for t in parts), sum(t[1] for t in parts)))
+    return rows, iterations
 
 
 def helix_scene(elements: int) -> list[Curve]:
@@ -138,8 +159,8 @@ def soup_scene(elements: int, seed: int = 1) -> list[Curve]:
     return curves
 
 
-def newton_iteration_seconds(elements: int, repeats: int) -> tuple[float, float]:
-    """Median wall and CPU time of one Newton iteration of a straight clamped P1 rod.
+def newton_iteration(elements: int) -> RodIteration:
+    """One Newton iteration of a straight clamped P1 rod, ready to be timed.
 
     ``RodIteration`` of ``bench_newton_iteration.py``: Jacobian assembly, LU factor/solve and
     residual through the SNES callbacks (same number of elements and dofs, hence the same
@@ -149,11 +170,7 @@ def newton_iteration_seconds(elements: int, repeats: int) -> tuple[float, float]
     iteration = RodIteration(make_rods(elements, 1), require_converged=False)
     if not iteration.start_converged and MPI.COMM_WORLD.rank == 0:
         print(f"  (Newton reference at {elements}: start load not converged; timing anyway)")
-    times = [iteration.iteration() for _ in range(repeats)]
-    return (
-        float(np.median([sum(t[0] for t in parts) for parts in times])),
-        float(np.median([sum(t[1] for t in parts) for parts in times])),
-    )
+    return iteration
 
 
 def _median(values: list[float]) -> float:
@@ -163,7 +180,7 @@ def _median(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    parser.add_argument("--scenes", nargs="+", default=["helix", "soup"])
+    parser.add_argument("--scenes", nargs="+", choices=["helix", "soup"], default=["helix", "soup"])
     parser.add_argument("--steps", type=int, default=20, help="moving steps timed per scene")
     parser.add_argument(
         "--motion", type=float, default=0.1, help="largest node motion per step / margin"
@@ -171,11 +188,14 @@ def main() -> None:
     parser.add_argument(
         "--skin", type=float, default=None, help="ContactSearch skin (default: the margin)"
     )
+    parser.add_argument(
+        "--newton-repeats", type=int, default=5, help="Newton iterations interleaved per scene"
+    )
     parser.add_argument("--no-newton", action="store_true", help="skip the Newton iteration")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     rows = []
-    newton_seconds: dict[int, tuple[float, float]] = {}
+    newton: dict[int, RodIteration] = {}
     for size in args.sizes:
         for scene in args.scenes:
             curves = helix_scene(size) if scene == "helix" else soup_scene(size)
@@ -185,12 +205,14 @@ def main() -> None:
                 elements = [None] * len(curves)
             rods = create_rod_mesh(comm, curves, elements=elements, degree=1)
             total = comm.allreduce(rods.mesh.topology.index_map(1).size_local)
-            if size not in newton_seconds and not args.no_newton:
-                newton_seconds[size] = newton_iteration_seconds(total, 3)
+            if size not in newton and not args.no_newton:
+                newton[size] = newton_iteration(total)
             element = basix.ufl.element("Lagrange", "interval", 1, shape=(3,))
             u = dolfinx.fem.Function(dolfinx.fem.functionspace(rods.mesh, element))
             search = ContactSearch(rods, u, [RADIUS] * rods.num_rods, margin=MARGIN, skin=args.skin)
-            steps = timed_steps(search, u, args.steps, args.motion)
+            steps, iterations = timed_steps(
+                search, u, args.steps, args.motion, newton.get(size), args.newton_repeats
+            )
             found = search.find()
             rebuilt = [r for r in steps if r[2]]
             reused = [r for r in steps if not r[2]]
@@ -208,9 +230,8 @@ def main() -> None:
                 "rebuild bytes": _median([r[3] for r in rebuilt]),
                 "reuse bytes": _median([r[3] for r in reused]),
             }
-            row["newton"], row["newton cpu"] = newton_seconds.get(
-                size, (float("nan"), float("nan"))
-            )
+            row["newton"] = _median([t[0] for t in iterations])
+            row["newton cpu"] = _median([t[1] for t in iterations])
             rows.append(row)
             if comm.rank == 0:  # as it comes: the largest sizes take minutes
                 print(
