@@ -152,6 +152,32 @@ def halves_bounds(coefficients: FloatArray, first: IntArray, second: IntArray) -
     return out
 
 
+@numba.njit(cache=True, inline="always")
+def _bulge(c: FloatArray, p: int) -> float:
+    """Bound of |r − chord| on segment p: |c₂|/4 + 2|c₃|/(3√3) (as :func:`segment_bounds`)."""
+    c2 = c3 = 0.0
+    for k in range(3):
+        c2 += c[p, 2, k] ** 2
+        c3 += c[p, 3, k] ** 2
+    return np.sqrt(c2) / 4 + 0.3849001794597505 * np.sqrt(c3)
+
+
+@numba.njit(cache=True, inline="always")
+def _pair_bound(c: FloatArray, radius: FloatArray, a: int, b: int, limit: float) -> float:
+    """A lower bound of the gap of segments a and b.
+
+    The chord bound (chord distance less each curve's deviation from its chord and both
+    radii), and where that is within ``limit`` the larger of it and the halves' chord bound.
+    """
+    ax, ay, az, ux, uy, uz = _chord(c, a)
+    bx, by, bz, vx, vy, vz = _chord(c, b)
+    distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
+    bound = distance - _bulge(c, a) - _bulge(c, b) - radius[a] - radius[b]
+    if bound <= limit:
+        bound = max(bound, _halves_bound(c, a, b) - radius[a] - radius[b])
+    return bound
+
+
 @numba.njit(cache=True)
 def _along(s: float, t: float, length: float, closed: bool) -> float:
     d = abs(s - t)
@@ -243,7 +269,6 @@ def near_pairs(
     lengths: FloatArray,
     closed: npt.NDArray[np.bool_],
     coefficients: FloatArray,
-    bulge: FloatArray,
     radius: FloatArray,
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """Candidate segment pairs (first, second, gap bound) for this rank's narrow phase.
@@ -315,13 +340,7 @@ def near_pairs(
                     s0[a], s1[a], s0[b], s1[b], lengths[ri], closed[ri], exclusion[ri]
                 ):
                     continue
-                ax, ay, az, ux, uy, uz = _chord(coefficients, a)
-                bx, by, bz, vx, vy, vz = _chord(coefficients, b)
-                distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
-                bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
-                if bound > margin:
-                    continue
-                bound = _halves_bound(coefficients, a, b) - radius[a] - radius[b]
+                bound = _pair_bound(coefficients, radius, a, b, margin)
                 if bound > margin:
                     continue
                 if count == first.shape[0]:
@@ -569,7 +588,7 @@ def segment_bounds(coefficients: FloatArray) -> tuple[FloatArray, FloatArray, Fl
     radius = np.empty(n)
     deviation = np.empty(n)
     for p in range(n):
-        a1 = a2 = a3 = c2 = c3 = 0.0
+        a1 = a2 = a3 = 0.0
         for k in range(3):
             c0_, c1_, c2_, c3_ = (
                 coefficients[p, 0, k],
@@ -581,10 +600,8 @@ def segment_bounds(coefficients: FloatArray) -> tuple[FloatArray, FloatArray, Fl
             a1 += (c1_ + c2_ + 0.75 * c3_) ** 2
             a2 += (c2_ + 1.5 * c3_) ** 2
             a3 += c3_**2
-            c2 += c2_**2
-            c3 += c3_**2
         radius[p] = np.sqrt(a1) / 2 + np.sqrt(a2) / 4 + np.sqrt(a3) / 8
-        deviation[p] = np.sqrt(c2) / 4 + 0.3849001794597505 * np.sqrt(c3)
+        deviation[p] = _bulge(coefficients, p)
     return centre, radius, deviation
 
 
@@ -759,30 +776,31 @@ def segment_moves(coefficients: FloatArray, reference: FloatArray) -> FloatArray
 
 
 @numba.njit(cache=True)
-def gap_bounds(
+def listed_pairs_within(
     coefficients: FloatArray,
     radius: FloatArray,
-    bulge: FloatArray,
     first: IntArray,
     second: IntArray,
+    listed_bound: FloatArray,
+    moves: FloatArray,
     margin: float,
-) -> FloatArray:
-    """A lower bound of each pair's gap.
+) -> IntArray:
+    """The listed pairs that may be within ``margin`` now (indices into the list).
 
-    The chord bound (chord distance less each curve's deviation ``bulge`` from its chord and
-    both radii), and where that is within ``margin`` the tighter halves' chord bound.
+    A pair's gap bound when the list was built (``listed_bound``), less how far its two
+    segments have moved since (``moves``), bounds its gap now; where that is within
+    ``margin``, the pair's bound on the current configuration (:func:`_pair_bound`) decides.
     """
-    out = np.empty(first.shape[0])
+    keep = np.empty(first.shape[0], dtype=np.int64)
+    count = 0
     for p in range(first.shape[0]):
         a, b = first[p], second[p]
-        ax, ay, az, ux, uy, uz = _chord(coefficients, a)
-        bx, by, bz, vx, vy, vz = _chord(coefficients, b)
-        distance = _chord_closest(ax, ay, az, ux, uy, uz, bx, by, bz, vx, vy, vz)[2]
-        bound = distance - bulge[a] - bulge[b] - radius[a] - radius[b]
-        if bound <= margin:
-            bound = max(bound, _halves_bound(coefficients, a, b) - radius[a] - radius[b])
-        out[p] = bound
-    return out
+        if listed_bound[p] - moves[a] - moves[b] > margin:
+            continue
+        if _pair_bound(coefficients, radius, a, b, margin) <= margin:
+            keep[count] = p
+            count += 1
+    return keep[:count]
 
 
 @numba.njit(cache=True, inline="always")

@@ -335,11 +335,22 @@ class _NeighbourList:
             segments.coefficients.copy(), first, second, bound, send_index, received, owner
         )
 
-    def moves(self, segments: SegmentArrays, local_moves: FloatArray) -> FloatArray:
-        """How far each segment (local ones: ``local_moves``) has moved since the build."""
-        n_local = len(local_moves)
-        remote = compiled.segment_moves(segments.coefficients[n_local:], self.reference[n_local:])
-        return np.concatenate([local_moves, remote])
+    def near(self, segments: SegmentArrays, margin: float) -> IntArray:
+        """The listed pairs that may be within ``margin`` now (indices into the list).
+
+        Each pair's bound at the build, less how far its two segments have moved since,
+        prunes it; the pairs left are bounded on the current configuration.
+        """
+        c = segments.coefficients
+        return compiled.listed_pairs_within(
+            c,
+            segments.radius,
+            self.first,
+            self.second,
+            self.bound,
+            compiled.segment_moves(c, self.reference),
+            margin,
+        )
 
     def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, IntArray, int]:
         """Local and received segments in the list's order, with current coefficients."""
@@ -543,7 +554,7 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        listed, local_moves = (None, np.zeros(0)) if brute_force else self._valid_neighbours(local)
+        listed = None if brute_force else self._valid_neighbours(local)
         if listed is None:
             segments, owner, sent, send_index = self._exchange(local, brute_force)
         else:
@@ -563,22 +574,11 @@ class ContactSearch:
         else:
             first, second, bound = listed.first, listed.second, listed.bound
         stats.candidates = len(first)
-        # Only pairs whose gap bound at the build, less what both segments have moved since,
-        # is within the margin, and whose bound now is, go on to the narrow phase.
+        # Only pairs whose gap bound is within the margin go on to the narrow phase.
         if listed is None or stats.rebuilt:
             near = np.flatnonzero(bound <= self._margin)
         else:
-            moves = listed.moves(segments, local_moves)
-            near = np.flatnonzero(bound - moves[first] - moves[second] <= self._margin)
-            now = compiled.gap_bounds(
-                segments.coefficients,
-                segments.radius,
-                segments.bounds()[2],
-                first[near],
-                second[near],
-                self._margin,
-            )
-            near = near[now <= self._margin]
+            near = listed.near(segments, self._margin)
         first, second = first[near], second[near]
         stats.seconds["broad"] = perf_counter() - clock
 
@@ -591,10 +591,12 @@ class ContactSearch:
         stats.seconds["narrow"] = perf_counter() - clock
 
         clock = perf_counter()
-        pieces = comm.allgather(mine) if comm.size > 1 else [mine]
-        stats.bytes_sent += sum(getattr(mine, f).nbytes for f in RawContacts.fields()) * (
-            comm.size - 1
-        )
+        pieces = [mine]
+        if comm.size > 1:
+            pieces = comm.allgather(mine)
+            stats.bytes_sent += sum(getattr(mine, f).nbytes for f in RawContacts.fields()) * (
+                comm.size - 1
+            )
         contacts = self._select(RawContacts.concatenate(pieces))
         stats.seconds["select"] = perf_counter() - clock
         self.statistics = stats
@@ -674,26 +676,24 @@ class ContactSearch:
                 owners.append(np.full(len(pack[0]), q, dtype=np.int64))
         return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
 
-    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", FloatArray]:
+    def _valid_neighbours(self, local: SegmentArrays) -> "_NeighbourList | None":
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
         was built: then two segments have come closer by at most the skin.
 
         Returns:
-            The list (None: run the broad phase) and how far each local segment has moved.
+            The list, or None: run the broad phase.
         """
         comm = self._rods.comm
         listed = self._neighbours
         if listed is None:
-            return None, np.zeros(0)
+            return None
         moves = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
         moved = float(moves.max()) if len(moves) else 0.0
         if comm.size > 1:
             moved = comm.allreduce(moved, op=MPI.MAX)
-        if 2.0 * moved <= self._skin:
-            return listed, moves
-        return None, np.zeros(0)
+        return listed if 2.0 * moved <= self._skin else None
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
@@ -733,7 +733,6 @@ class ContactSearch:
                 np.asarray(self._rods.lengths, dtype=float),
                 np.asarray(self._rods.closed, dtype=bool),
                 c,
-                bulge,
                 segments.radius,
             )
         # Brute force (the reference for tests): every pair of segments, same tests.
@@ -786,8 +785,8 @@ class ContactSearch:
         )
         near = bound <= self._band
         first, second = first[near], second[near]
-        bound = compiled.halves_bounds(c, first, second) - segments.radius[first]
-        bound -= segments.radius[second]
+        halves = compiled.halves_bounds(c, first, second) - segments.radius[first]
+        bound = np.maximum(bound[near], halves - segments.radius[second])
         near = bound <= self._band
         return first[near], second[near], bound[near]
 
@@ -996,6 +995,7 @@ class ContactSearch:
         keep = np.ones(len(found), dtype=bool)
         h = self._h_max
         group = np.column_stack([found.kind, found.rod_a, found.rod_b])
+        is_point = found.mode == MODE_POINT
         # Self-contact: points closer along the rod than the exclusion length never touch.
         self_kind = found.kind == KIND_SELF
         if self_kind.any():
@@ -1005,7 +1005,7 @@ class ContactSearch:
             keep[np.flatnonzero(self_kind)[along < self._exclusion[found.rod_a[self_kind]]]] = False
         # Line contacts: one point per Gauss point of rod a, the nearest over rod b's elements;
         # a point whose nearest point is past the free end of rod b is outside the overlap.
-        line = np.flatnonzero((found.mode == MODE_LINE) & keep & (found.kind != KIND_OBSTACLE))
+        line = np.flatnonzero(~is_point & keep & (found.kind != KIND_OBSTACLE))
         if len(line):
             key = np.column_stack(
                 [
@@ -1030,11 +1030,13 @@ class ContactSearch:
         rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
         closed = np.asarray(self._rods.closed)
         sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
+        at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & is_point[:, None]
         for side, (element, _, rod) in enumerate(sides):
+            if not at_node[:, side].any():
+                continue
             other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
             clamp = found.clamp[:, side]
-            point = np.flatnonzero((found.mode == MODE_POINT) & keep)
-            rows = point[(clamp[point] == _LOW) | (clamp[point] == _HIGH)]
+            rows = np.flatnonzero(at_node[:, side] & keep)
             if len(rows) == 0:
                 continue
             node = element[rows] + (clamp[rows] == _HIGH)
@@ -1057,7 +1059,7 @@ class ContactSearch:
         # Merge: point contacts of the same rods closer than half an element in both s_a and
         # s_b are one contact (a minimum found from two elements, or local minima that the
         # discretisation splits); the smallest gap is kept. Groups are small: compare within.
-        point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+        point = np.flatnonzero(is_point & keep)
         if len(point) > 1:
             lengths = np.asarray(self._rods.lengths)
             closed = np.asarray(self._rods.closed)
@@ -1096,13 +1098,18 @@ class ContactSearch:
                     else:
                         taken.append(i)
         kept = np.flatnonzero(keep)
-        order = np.lexsort(
-            tuple(
-                getattr(found, name)[kept]
-                for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
-            )
-        )
-        return found.take(kept[order])
+        if len(kept) > 1:
+            kept = kept[
+                np.lexsort(
+                    tuple(
+                        getattr(found, name)[kept]
+                        for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
+                    )
+                )
+            ]
+        if len(kept) == len(found) and np.all(kept[1:] > kept[:-1]):
+            return found  # nothing dropped, already in order
+        return found.take(kept)
 
     def _canonical_self_contacts(self, found: RawContacts) -> RawContacts:
         """Self-contacts with s_a ≤ s_b (in [0, L) on loops): one description per contact."""
