@@ -444,7 +444,10 @@ def test_the_references_are_the_lda_and_the_vakonomic_motions(motions):
 def test_fe_rolling_follows_lda_not_vakonomic(comm, motions):
     lda, vakonomic = motions
     rigid_kinetic = State.unpack(initial_state()).kinetic_energy
-    runs = [fe_motion(comm, dt) for dt in STEPS]
+    # The convergence in Δt is checked serially; on more ranks the finer run alone (the
+    # rank-count agreement of rolling trajectories is tested in test_rolling.py).
+    steps = STEPS if comm.size == 1 else STEPS[1:]
+    runs = [fe_motion(comm, dt) for dt in steps]
     errors, separations, from_vakonomic = [], [], []
     for run in runs:
         assert run.kinetic_energy == pytest.approx(rigid_kinetic, rel=1e-12)
@@ -457,12 +460,14 @@ def test_fe_rolling_follows_lda_not_vakonomic(comm, motions):
         nodes = y[:3].T[:, None] + np.einsum("nij,pj->npi", rotation, run.reference - CENTRE)
         frames = np.broadcast_to(rotation[:, None], run.rotations.shape)
         separations.append(distances(vakonomic, run.times, run.reference, nodes, frames))
-    coarse, fine = np.array(errors)
+    fine = np.array(errors[-1])
     separation, vakonomic_distance = np.array(separations[-1]), np.array(from_vakonomic[-1])
     print(
-        f"FE–LdA (position m, rotation rad): Δt = {STEPS[0]}: {coarse}, Δt = {STEPS[1]}: "
-        f"{fine}; LdA–vakonomic: {separation}; FE–vakonomic: {vakonomic_distance}"
+        f"FE–LdA (position m, rotation rad): {dict(zip(steps, errors, strict=True))}; "
+        f"LdA–vakonomic: {separation}; FE–vakonomic: {vakonomic_distance}"
     )
-    assert np.all(coarse >= 2.5 * fine)  # converging at second order (4), not first (2)
+    if len(runs) == 2:
+        coarse = np.array(errors[0])
+        assert np.all(coarse >= 2.5 * fine)  # converging at second order (4), not first (2)
     assert np.all(fine <= 0.01 * separation)
     assert np.all(vakonomic_distance >= 0.99 * separation)
