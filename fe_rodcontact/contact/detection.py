@@ -988,57 +988,98 @@ class ContactSearch:
 
     # -- selection (same on every rank) ---------------------------------------------------------
     def _select(self, found: RawContacts) -> RawContacts:
-        """Keep true local minima, merge duplicates, apply the exclusion; sort."""
+        """Keep true local minima, merge duplicates, apply the exclusion; sort.
+
+        Each rule runs only where rows it concerns exist (a step usually has a few contacts,
+        and numpy's cost per call would otherwise dominate the search on small meshes).
+        """
         if len(found) == 0:
             return found
         found = self._canonical_self_contacts(found)
         keep = np.ones(len(found), dtype=bool)
+        is_point = found.mode == MODE_POINT
+        self_rows = np.flatnonzero(found.kind == KIND_SELF)
+        if len(self_rows):
+            self._drop_within_exclusion(found, self_rows, keep)
+        if not is_point.all():
+            self._keep_nearest_line_samples(found, ~is_point, keep)
+        at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & is_point[:, None]
+        if at_node.any():
+            self._drop_node_minima_without_partner(found, at_node, keep)
+        if np.count_nonzero(is_point & keep) > 1:
+            self._merge_duplicates(found, np.flatnonzero(is_point & keep), keep)
+        kept = np.flatnonzero(keep)
+        if len(kept) > 1:
+            kept = kept[
+                np.lexsort(
+                    tuple(
+                        getattr(found, name)[kept]
+                        for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
+                    )
+                )
+            ]
+        if len(kept) == len(found) and np.all(kept[1:] > kept[:-1]):
+            return found  # nothing dropped, already in order
+        return found.take(kept)
+
+    def _drop_within_exclusion(
+        self, found: RawContacts, rows: IntArray, keep: npt.NDArray[np.bool_]
+    ) -> None:
+        """Self-contact: points closer along the rod than the exclusion length never touch."""
+        rod = found.rod_a[rows]
+        along = self._along_rod(rod, found.s_a[rows], found.s_b[rows])
+        keep[rows[along < self._exclusion[rod]]] = False
+
+    def _keep_nearest_line_samples(
+        self, found: RawContacts, is_line: npt.NDArray[np.bool_], keep: npt.NDArray[np.bool_]
+    ) -> None:
+        """Line contacts: one point per Gauss point of rod a, the nearest over rod b's elements.
+
+        A point whose nearest point is past the free end of rod b is outside the overlap.
+        """
+        line = np.flatnonzero(is_line & keep & (found.kind != KIND_OBSTACLE))
+        if len(line) == 0:
+            return
+        key = np.column_stack(
+            [
+                found.kind[line],
+                found.rod_a[line],
+                found.element_a[line],
+                found.sample[line],
+                found.rod_b[line],
+            ]
+        )
+        order = np.lexsort((found.gap[line], *key.T[::-1]))
+        sorted_key = key[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = np.any(sorted_key[1:] != sorted_key[:-1], axis=1)
+        best = np.zeros(len(line), dtype=bool)
+        best[order[new]] = True
+        keep[line[~best]] = False
+        past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
+        keep[line[past_end]] = False
+
+    def _drop_node_minima_without_partner(
+        self,
+        found: RawContacts,
+        at_node: npt.NDArray[np.bool_],
+        keep: npt.NDArray[np.bool_],
+    ) -> None:
+        """Point contacts clamped at an interior node need the neighbour clamped there too.
+
+        Rows sorted by (group, node, other side's s) have their partners next to them.
+        """
         h = self._h_max
         group = np.column_stack([found.kind, found.rod_a, found.rod_b])
-        is_point = found.mode == MODE_POINT
-        # Self-contact: points closer along the rod than the exclusion length never touch.
-        self_kind = found.kind == KIND_SELF
-        if self_kind.any():
-            along = self._along_rod(
-                found.rod_a[self_kind], found.s_a[self_kind], found.s_b[self_kind]
-            )
-            keep[np.flatnonzero(self_kind)[along < self._exclusion[found.rod_a[self_kind]]]] = False
-        # Line contacts: one point per Gauss point of rod a, the nearest over rod b's elements;
-        # a point whose nearest point is past the free end of rod b is outside the overlap.
-        line = np.flatnonzero(~is_point & keep & (found.kind != KIND_OBSTACLE))
-        if len(line):
-            key = np.column_stack(
-                [
-                    found.kind[line],
-                    found.rod_a[line],
-                    found.element_a[line],
-                    found.sample[line],
-                    found.rod_b[line],
-                ]
-            )
-            order = np.lexsort((found.gap[line], *key.T[::-1]))
-            sorted_key = key[order]
-            new = np.ones(len(order), dtype=bool)
-            new[1:] = np.any(sorted_key[1:] != sorted_key[:-1], axis=1)
-            best = np.zeros(len(line), dtype=bool)
-            best[order[new]] = True
-            keep[line[~best]] = False
-            past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
-            keep[line[past_end]] = False
-        # Point contacts clamped at an interior node need the neighbour clamped there too:
-        # rows sorted by (group, node, other side's s) have their partners next to them.
         rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
         closed = np.asarray(self._rods.closed)
         sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
-        at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & is_point[:, None]
         for side, (element, _, rod) in enumerate(sides):
-            if not at_node[:, side].any():
-                continue
-            other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
-            clamp = found.clamp[:, side]
             rows = np.flatnonzero(at_node[:, side] & keep)
             if len(rows) == 0:
                 continue
+            other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
+            clamp = found.clamp[:, side]
             node = element[rows] + (clamp[rows] == _HIGH)
             node = np.where(closed[rod[rows]], node % self._n_elements[rod[rows]], node)
             order = np.lexsort((other_s[rows], node, *group[rows].T[::-1]))
@@ -1056,60 +1097,54 @@ class ContactSearch:
                         & (np.abs(row_s[this] - row_s[that]) <= tolerance[this])
                     )
             keep[rows[~has_partner]] = False
-        # Merge: point contacts of the same rods closer than half an element in both s_a and
-        # s_b are one contact (a minimum found from two elements, or local minima that the
-        # discretisation splits); the smallest gap is kept. Groups are small: compare within.
-        point = np.flatnonzero(is_point & keep)
-        if len(point) > 1:
-            lengths = np.asarray(self._rods.lengths)
-            closed = np.asarray(self._rods.closed)
-            reach = 0.5 * np.maximum(
-                h[found.rod_a], np.where(found.kind == KIND_OBSTACLE, 0.0, h[rod_b])
-            )
 
-            def apart(s: float, t: float, rod: int) -> float:
-                d = abs(s - t)
-                return min(d, lengths[rod] - d) if closed[rod] else d
+    def _merge_duplicates(
+        self, found: RawContacts, point: IntArray, keep: npt.NDArray[np.bool_]
+    ) -> None:
+        """Point contacts of the same rods closer than half an element in s_a and s_b are one.
 
-            groups: dict[tuple[int, ...], list[int]] = {}
-            # Smallest gap first; equal gaps (a minimum at a node, found from both elements)
-            # by element, so that the order in which pairs were evaluated does not matter.
-            by_gap = np.lexsort((found.element_b[point], found.element_a[point], found.gap[point]))
-            for i in point[by_gap]:
-                groups.setdefault(tuple(group[i]), []).append(int(i))
-            for members in groups.values():
-                taken: list[int] = []
-                for i in members:
-                    a, b, ra, rb = found.s_a[i], found.s_b[i], found.rod_a[i], rod_b[i]
-                    duplicate = any(
-                        (
-                            apart(a, found.s_a[j], ra) < reach[i]
-                            and apart(b, found.s_b[j], rb) < reach[i]
-                        )
-                        or (
-                            found.kind[i] == KIND_SELF
-                            and apart(a, found.s_b[j], ra) < reach[i]
-                            and apart(b, found.s_a[j], ra) < reach[i]
-                        )
-                        for j in taken
+        (A minimum found from two elements, or local minima that the discretisation splits);
+        the smallest gap is kept. Groups are small: compare within.
+        """
+        h = self._h_max
+        group = np.column_stack([found.kind, found.rod_a, found.rod_b])
+        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+        lengths = np.asarray(self._rods.lengths)
+        closed = np.asarray(self._rods.closed)
+        reach = 0.5 * np.maximum(
+            h[found.rod_a], np.where(found.kind == KIND_OBSTACLE, 0.0, h[rod_b])
+        )
+
+        def apart(s: float, t: float, rod: int) -> float:
+            d = abs(s - t)
+            return min(d, lengths[rod] - d) if closed[rod] else d
+
+        groups: dict[tuple[int, ...], list[int]] = {}
+        # Smallest gap first; equal gaps (a minimum at a node, found from both elements)
+        # by element, so that the order in which pairs were evaluated does not matter.
+        by_gap = np.lexsort((found.element_b[point], found.element_a[point], found.gap[point]))
+        for i in point[by_gap]:
+            groups.setdefault(tuple(group[i]), []).append(int(i))
+        for members in groups.values():
+            taken: list[int] = []
+            for i in members:
+                a, b, ra, rb = found.s_a[i], found.s_b[i], found.rod_a[i], rod_b[i]
+                duplicate = any(
+                    (
+                        apart(a, found.s_a[j], ra) < reach[i]
+                        and apart(b, found.s_b[j], rb) < reach[i]
                     )
-                    if duplicate:
-                        keep[i] = False
-                    else:
-                        taken.append(i)
-        kept = np.flatnonzero(keep)
-        if len(kept) > 1:
-            kept = kept[
-                np.lexsort(
-                    tuple(
-                        getattr(found, name)[kept]
-                        for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
+                    or (
+                        found.kind[i] == KIND_SELF
+                        and apart(a, found.s_b[j], ra) < reach[i]
+                        and apart(b, found.s_a[j], ra) < reach[i]
                     )
+                    for j in taken
                 )
-            ]
-        if len(kept) == len(found) and np.all(kept[1:] > kept[:-1]):
-            return found  # nothing dropped, already in order
-        return found.take(kept)
+                if duplicate:
+                    keep[i] = False
+                else:
+                    taken.append(i)
 
     def _canonical_self_contacts(self, found: RawContacts) -> RawContacts:
         """Self-contacts with s_a ≤ s_b (in [0, L) on loops): one description per contact."""
