@@ -335,20 +335,23 @@ class _NeighbourList:
             segments.coefficients.copy(), first, second, bound, send_index, received, owner
         )
 
-    def near(self, segments: SegmentArrays, margin: float) -> IntArray:
+    def near(self, segments: SegmentArrays, local_moves: FloatArray, margin: float) -> IntArray:
         """The listed pairs that may be within ``margin`` now (indices into the list).
 
-        Each pair's bound at the build, less how far its two segments have moved since,
-        prunes it; the pairs left are bounded on the current configuration.
+        Each pair's bound at the build, less how far its two segments have moved since (the
+        local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
+        configuration.
         """
         c = segments.coefficients
+        n_local = len(local_moves)
+        remote = compiled.segment_moves(c[n_local:], self.reference[n_local:])
         return compiled.listed_pairs_within(
             c,
             segments.radius,
             self.first,
             self.second,
             self.bound,
-            compiled.segment_moves(c, self.reference),
+            np.concatenate([local_moves, remote]),
             margin,
         )
 
@@ -554,7 +557,7 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        listed = None if brute_force else self._valid_neighbours(local)
+        listed, local_moves = (None, np.zeros(0)) if brute_force else self._valid_neighbours(local)
         if listed is None:
             segments, owner, sent, send_index = self._exchange(local, brute_force)
         else:
@@ -578,7 +581,7 @@ class ContactSearch:
         if listed is None or stats.rebuilt:
             near = np.flatnonzero(bound <= self._margin)
         else:
-            near = listed.near(segments, self._margin)
+            near = listed.near(segments, local_moves, self._margin)
         first, second = first[near], second[near]
         stats.seconds["broad"] = perf_counter() - clock
 
@@ -676,24 +679,26 @@ class ContactSearch:
                 owners.append(np.full(len(pack[0]), q, dtype=np.int64))
         return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
 
-    def _valid_neighbours(self, local: SegmentArrays) -> "_NeighbourList | None":
+    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", FloatArray]:
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
         was built: then two segments have come closer by at most the skin.
 
         Returns:
-            The list, or None: run the broad phase.
+            The list (None: run the broad phase) and how far each local segment has moved.
         """
         comm = self._rods.comm
         listed = self._neighbours
         if listed is None:
-            return None
+            return None, np.zeros(0)
         moves = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
         moved = float(moves.max()) if len(moves) else 0.0
         if comm.size > 1:
             moved = comm.allreduce(moved, op=MPI.MAX)
-        return listed if 2.0 * moved <= self._skin else None
+        if 2.0 * moved <= self._skin:
+            return listed, moves
+        return None, np.zeros(0)
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
