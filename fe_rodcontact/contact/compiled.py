@@ -10,8 +10,12 @@ reference in :mod:`fe_rodcontact.contact.closest` (which the tests compare again
   grown box (boxes counting-sorted by the cell of their lower corner; each cell is paired with
   itself and its 13 "forward" neighbours, so every unordered pair is visited once), then per
   pair: boxes, bounding spheres, allowed rod pair, owner of the segment with the smaller
-  (rod, element) key, self-contact exclusion, and the chord lower bound (chord distance −
-  deviations of the curves from their chords − radii ≤ margin).
+  (rod, element) key, self-contact exclusion, and the gap lower bound (chord distance −
+  deviations of the curves from their chords − radii, then the same on the halves:
+  ``_pair_bound``).
+- :func:`listed_pairs_within`: a reusing step of the neighbour list: each listed pair's bound
+  at the build less how far its segments have moved, then ``_pair_bound`` on the current
+  configuration.
 - :func:`segment_bounds`, :func:`segment_boxes`, :func:`smooth_coefficients`: per-segment
   passes in one loop each; :func:`spheres_reaching`, :func:`boxes_overlapping`: the filters of
   the parallel exchange.
@@ -30,6 +34,7 @@ import numpy.typing as npt
 __all__ = [
     "boxes_overlapping",
     "halves_bounds",
+    "listed_pairs_within",
     "narrow_pairs",
     "near_pairs",
     "segment_bounds",
