@@ -22,16 +22,44 @@ turns within a slip speed ε_v); the problem's defaults yield to them and they t
 """
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
 import ufl
 
-__all__ = ["PointContribution", "PointLinearisation", "StepContribution"]
+if TYPE_CHECKING:
+    import dolfinx.fem
+
+__all__ = ["EndVelocityRows", "PointContribution", "PointLinearisation", "StepContribution"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass
+class EndVelocityRows:
+    """How an integrator's end velocities at the nodes follow from the step's unknowns.
+
+    Integrators whose equations hold at tₙ₊₁ (generalized-α) give their point contributions
+    this, so that velocity rows (rolling's no-slip) are written on the velocities the step
+    ends with: at every node,
+
+        vₙ₊₁ = (Δu + u_off)/h,   ωₙ₊₁ = (τ + cay(τ) θ_off)/h,
+
+    with Δu = uₙ₊₁ − uₙ, τ the Cayley vector of the rotation increment and ω spatial. The
+    integrator sets ``scale`` (h) and the offsets' values in its ``prepare``; rows multiplied
+    by h are affine in Δu and depend on τ through cay(τ) only.
+
+    Attributes:
+        scale: h [time].
+        translation_offset: u_off, a nodal vector Function (the rod's displacement space).
+        rotation_offset: θ_off, a nodal vector Function (spatial, in the frames at tₙ).
+    """
+
+    scale: float
+    translation_offset: "dolfinx.fem.Function"
+    rotation_offset: "dolfinx.fem.Function"
 
 
 class StepContribution(Protocol):

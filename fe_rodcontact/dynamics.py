@@ -192,7 +192,9 @@ class DynamicProblem:
         monitors: Told about every accepted step (and t = 0); their scalars join the time
             series (e.g. :class:`~fe_rodcontact.contact.ContactMonitor`: contacts, min gap).
         contributions: Terms of the step equations beside the rod's own (e.g.
-            :class:`~fe_rodcontact.contact.ObstaclePotential`), energy-momentum only.
+            :class:`~fe_rodcontact.contact.ObstaclePotential`); with generalized-α only those
+            that write their rows on its end velocity (``use_end_velocity_rows``:
+            :class:`~fe_rodcontact.contact.RollingContact`).
     """
 
     def __init__(
@@ -218,13 +220,21 @@ class DynamicProblem:
             if hasattr(c, "linearise")
         )
         form_contributions = tuple(c for c in contributions if hasattr(c, "virtual_work"))
+        unsupported = [
+            type(c).__name__
+            for c in contributions
+            if integrator != "energy-momentum" and not hasattr(c, "use_end_velocity_rows")
+        ]
         raise_collectively(
             comm,
             None
-            if not contributions or integrator == "energy-momentum"
+            if not unsupported
             else (
-                "contact contributions (e.g. ObstaclePotential) need the energy-momentum "
-                f"integrator, not {integrator!r}; use integrator='energy-momentum'."
+                f"{', '.join(unsupported)} cannot run with integrator={integrator!r}: its forces "
+                "are the energy-momentum step's discrete gradient, so these contact "
+                "contributions need the energy-momentum integrator. Use "
+                "integrator='energy-momentum' (or, for rolling contact, RollingContact, which "
+                "supports both)."
             ),
         )
         raise_collectively(
@@ -276,11 +286,14 @@ class DynamicProblem:
             if self._point_contributions
             else None
         )
-        for contribution in self._point_contributions:  # e.g. impacts need the velocities
+        rows = self._integrator.end_velocity_rows
+        for contribution in self._contributions:  # e.g. impacts need the velocities
             if hasattr(contribution, "use_velocities"):
                 contribution.use_velocities(
                     self._integrator.velocity, self._integrator.nodal_angular_velocity
                 )
+            if rows is not None:  # rows on the end velocity (checked above)
+                contribution.use_end_velocity_rows(rows)  # type: ignore[union-attr]
         self._settle_failure: str | None = None
         self.time = 0.0
         self.steps = 0
@@ -363,7 +376,7 @@ class DynamicProblem:
                 contribution.check_start()
             self._started = True
         if self.steps == 0 and isinstance(self._integrator, GeneralizedAlpha):
-            self._start_accelerations()
+            self._start_accelerations(dt)
         saved = self._save()
         self._integrator.prepare(self.time, dt)
         for contribution in self._contributions:
@@ -413,8 +426,12 @@ class DynamicProblem:
             return self._constrained.failure
         return self._problem.failure
 
-    def _start_accelerations(self) -> None:
-        """Generalized-α: a₀ from the equations of motion at t₀ (zero where ends are held)."""
+    def _start_accelerations(self, dt: float) -> None:
+        """Generalized-α: a₀ from the equations of motion at t₀ (zero where ends are held).
+
+        With point contributions (rolling contact) the accelerations also satisfy their rows:
+        :meth:`_constrain_start`.
+        """
         integrator = self._integrator
         assert isinstance(integrator, GeneralizedAlpha)
         integrator.prepare(self.time, 0.0)  # load factors at t₀ (GA loads at t + dt)
@@ -433,12 +450,63 @@ class DynamicProblem:
             },
         )
         solution = problem.solve()
-        self._motions.release(held)
         solved = problem.solver.getConvergedReason() > 0
+        if self._point_contributions and self._rod.mesh.comm.allreduce(solved, op=MPI.LAND):
+            self._constrain_start(problem, solution, dt)
+        self._motions.release(held)
         finite = np.all(np.isfinite(solution.x.array))
         if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
             integrator.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
         problem.__del__()  # collective: now on every rank, not whenever the collector runs
+
+    def _constrain_start(
+        self, problem: dolfinx.fem.petsc.LinearProblem, solution: dolfinx.fem.Function, dt: float
+    ) -> None:
+        """Make a₀ consistent with the point contributions' rows: M a + G λ = F, Gᵀ a = 0.
+
+        An a₀ that violates the constraints (free fall onto a slope) excites generalized-α's
+        spurious root of the algebraic components, a double root at −ρ∞: the contact force
+        would alternate step by step, decaying like n ρ∞ⁿ. G = Bᵀ is the coupling of the rows
+        at the initial configuration (``linearise`` after ``prepare``); with Y = M⁻¹G (one
+        solve per multiplier with the factorised M), λ = (GᵀY)⁻¹Gᵀa_free and a = a_free − Yλ.
+        The rows' Ḃq̇ term is left out: the start is exactly consistent for rods starting from
+        rest or in rigid translation, and otherwise off by Ḃq̇₀ (O(|ω||v|) at a contact).
+        """
+        comm = self._rod.mesh.comm
+        parts = []
+        for contribution in self._point_contributions:
+            contribution.prepare(self.time, dt)
+            linearised = contribution.linearise(np.zeros(contribution.num_multipliers))
+            parts.append((linearised.coupling, contribution.num_multipliers))
+        m = sum(size for _, size in parts)
+        if m == 0:
+            return
+        V = self._rod.function_space
+        owned = V.dofmap.index_map.size_local * 6
+        first = V.dofmap.index_map.local_range[0] * 6
+        coupling = np.zeros((owned, m))
+        shift = 0
+        for (rows, cols, values), size in parts:
+            mine = (rows >= first) & (rows < first + owned)
+            np.add.at(coupling, (rows[mine] - first, cols[mine] + shift), values[mine])
+            shift += size
+        for bc in self._motions.bcs:  # held dofs take no constraint force
+            dofs, count = bc.dof_indices()
+            coupling[dofs[:count][dofs[:count] < owned]] = 0.0
+        matrix = problem.A
+        rhs, y = matrix.createVecRight(), matrix.createVecRight()
+        inverse = np.zeros((owned, m))
+        for j in range(m):
+            rhs.array[:] = coupling[:, j]
+            problem.solver.solve(rhs, y)
+            inverse[:, j] = y.array
+        rhs.destroy()
+        y.destroy()
+        free = solution.x.array[:owned]
+        schur = comm.allreduce(coupling.T @ inverse)
+        multipliers = np.linalg.solve(schur, comm.allreduce(coupling.T @ free))
+        solution.x.array[:owned] = free - inverse @ multipliers
+        solution.x.scatter_forward()
 
     def _record(self, dt: float, iterations: int) -> None:
         d = self._integrator.diagnostics()

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
-from fe_rodcontact.contributions import StepContribution
+from fe_rodcontact.contributions import EndVelocityRows, StepContribution
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.kinematics import skew
 from fe_rodcontact.loads import EndForce, EndMoment, Load, PointForce, PointMoment
@@ -145,6 +145,9 @@ class Integrator:
     """
 
     name = "integrator"
+    end_velocity_rows: EndVelocityRows | None = None
+    """How the end velocities follow from the step's unknowns, for point rows written on
+    them (generalized-α); ``None``: the rows are on the step's increment (energy–momentum)."""
 
     def __init__(
         self,
@@ -178,8 +181,8 @@ class Integrator:
         self.nodal_angular_velocity = dolfinx.fem.Function(vector_space, name="angular_velocity")
         """Spatial ω at the nodes, for point quantities such as the material velocity at a
         contact (the energy and the equations use the body W at the quadrature points).
-        Energy–momentum: advanced with the nodal rotation increments each step; generalized-α
-        (which takes no contact contributions) keeps the initial value."""
+        Both schemes advance it with the nodal rotation increments each step, by their own
+        relations (see the subclasses' ``_update_nodal``)."""
         self.inertia_rotation = _quadrature_function(rod, (3, 3), "rotation_at_inertia_points")
         self._set_inertia_frames()
         self.dt = dolfinx.fem.Constant(mesh, 1.0)
@@ -554,11 +557,45 @@ class GeneralizedAlpha(Integrator):
         self.pseudo_acceleration = dolfinx.fem.Function(vector_space, name="pseudo_acceleration")
         self.angular_acceleration = _quadrature_function(rod, (3,), "body_angular_acceleration")
         self.angular_pseudo_acceleration = _quadrature_function(rod, (3,), "angular_pseudo_acc")
+        self.nodal_angular_pseudo_acceleration = dolfinx.fem.Function(
+            vector_space, name="angular_pseudo_acceleration"
+        )
+        """Spatial angular pseudo-acceleration α = ΛA at the nodes, advanced with the nodal
+        rotation increments like the nodal ω (for point rows on the end velocity)."""
+        self.end_velocity_rows = EndVelocityRows(
+            0.0,
+            dolfinx.fem.Function(vector_space, name="translation_offset"),
+            dolfinx.fem.Function(vector_space, name="rotation_offset"),
+        )
         super().__init__(rod, loads, mass=mass)
 
     def load_time(self, t: float, dt: float) -> float:
         """Equilibrium (and loads) at tₙ₊₁."""
         return t + dt
+
+    def prepare(self, t: float, dt: float) -> None:
+        """As :meth:`Integrator.prepare`, and the end-velocity relation of the step.
+
+        From the Newmark relations, vₙ₊₁ = γ/(βΔt) Δu + (1 − γ/β) vₙ + Δt(1 − γ/(2β)) aₙ at
+        the nodes, and with the spatial ω = ΛW, α = ΛA and cay(τ)τ = τ,
+        ωₙ₊₁ = γ/(βΔt) τ + cay(τ)((1 − γ/β) ωₙ + Δt(1 − γ/(2β)) αₙ): h = βΔt/γ and
+        the offsets are h times the terms at tₙ (:class:`EndVelocityRows`).
+        """
+        super().prepare(t, dt)
+        rows = self.end_velocity_rows
+        assert rows is not None
+        beta, gamma = self.beta, self.gamma
+        rows.scale = beta * dt / gamma
+        keep, carry = 1.0 - gamma / beta, dt * (1.0 - 0.5 * gamma / beta)
+        for offset, velocity, pseudo in (
+            (rows.translation_offset, self.velocity, self.pseudo_acceleration),
+            (
+                rows.rotation_offset,
+                self.nodal_angular_velocity,
+                self.nodal_angular_pseudo_acceleration,
+            ),
+        ):
+            offset.x.array[:] = rows.scale * (keep * velocity.x.array + carry * pseudo.x.array)
 
     def _kinematics(
         self,
@@ -641,6 +678,7 @@ class GeneralizedAlpha(Integrator):
         values = solution.x.array.reshape(-1, 6)
         for f in (self.acceleration, self.pseudo_acceleration):
             f.x.array.reshape(-1, 3)[:] = values[:, :3]
+        self.nodal_angular_pseudo_acceleration.x.array.reshape(-1, 3)[:] = values[:, 3:]
         beta = ufl.as_vector([solution[i] for i in range(3, 6)])
         body = dolfinx.fem.Expression(self.inertia_rotation.T * beta, self._inertia_points)
         mesh = self._rod.mesh
@@ -671,6 +709,20 @@ class GeneralizedAlpha(Integrator):
         v[:] = v + dt * ((1 - gamma) * a + gamma * a_new)
         vdot[:] = ((1 - am) * a_new + am * a - af * vdot) / (1 - af)
         a[:] = a_new
+        # The same relations for the nodal spatial ω = ΛW and α = ΛA, with Λₙ₊₁ = cay(τ)Λₙ
+        # and cay(τ)τ = τ: αₙ₊₁ = (τ − cay(τ)(Δt ωₙ + Δt²(½−β) αₙ))/(βΔt²),
+        # ωₙ₊₁ = cay(τ)(ωₙ + Δt(1−γ) αₙ) + Δt γ αₙ₊₁.
+        tau = self._rod.state.x.array.reshape(-1, 6)[:, 3:]
+        rotate = cayley_map(tau)
+        omega = self.nodal_angular_velocity.x.array.reshape(-1, 3)
+        alpha = self.nodal_angular_pseudo_acceleration.x.array.reshape(-1, 3)
+        moved = np.einsum("nij,nj->ni", rotate, dt * omega + dt**2 * (0.5 - beta) * alpha)
+        alpha_new = (tau - moved) / (beta * dt**2)
+        omega[:] = (
+            np.einsum("nij,nj->ni", rotate, omega + dt * (1 - gamma) * alpha)
+            + dt * gamma * alpha_new
+        )
+        alpha[:] = alpha_new
 
     def state_functions(self) -> tuple[dolfinx.fem.Function, ...]:
         """Velocities, accelerations and pseudo-accelerations as well."""
@@ -680,4 +732,5 @@ class GeneralizedAlpha(Integrator):
             self.pseudo_acceleration,
             self.angular_acceleration,
             self.angular_pseudo_acceleration,
+            self.nodal_angular_pseudo_acceleration,
         )

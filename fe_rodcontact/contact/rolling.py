@@ -58,6 +58,19 @@ leaves a smaller one). A contact that closes from farther than the search margin
 step raises :class:`~fe_rodcontact.contact.contact_set.ContactError` (reduce Δt or enlarge the
 margin); ``impacts="error"`` raises it for every impact.
 
+**Generalized-α** (:meth:`RollingContact.use_end_velocity_rows`). Its equilibrium holds at
+tₙ₊₁, so the rows are written there: the no-slip rows on the scheme's end velocities, which
+are affine in the increment and go through cay(τ) for the rotations,
+vₙ₊₁ = (Δu + u_off)/h and ωₙ₊₁ = (τ + cay(τ)θ_off)/h at the nodes
+(:class:`~fe_rodcontact.contributions.EndVelocityRows`), with the lever arms of the end
+configuration; the normal row holds the gap at position level (index 3, as Arnold & Brüls
+analyse generalized-α for constrained systems): g(σ) at tₙ₊₁ equals the contact's gap at tₙ.
+The multipliers' force is Bᵀμ with B of the end configuration, the force at tₙ₊₁. The contact
+points are the closest points of the end configuration (:meth:`move_points` searches after
+each solve until they settle), so the true gap is held exactly. An impact's three rows are on
+the end velocity (the material points end the step together). Sliding
+(``slide_outside_cone``) is energy–momentum only.
+
 **Where the pieces are.** :class:`RollingContact` holds the contact state and runs the step
 (:meth:`~RollingContact.prepare`, :meth:`~RollingContact.linearise`,
 :meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The stencils, lever arms
@@ -104,8 +117,8 @@ from fe_rodcontact.contact.rolling_records import (
 )
 from fe_rodcontact.contact.rolling_rows import linearisation
 from fe_rodcontact.contact.stencils import CentrelineStencils
-from fe_rodcontact.contributions import PointLinearisation
-from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.contributions import EndVelocityRows, PointLinearisation
+from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rod import CosseratRod
 
 __all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
@@ -244,6 +257,7 @@ class RollingContact:
         self._tracked = RawContacts.empty()  # every contact found at tₙ, with its identity
         self._tracked_ids = np.zeros(0, np.int64)
         self._velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None = None
+        self._end_rows: EndVelocityRows | None = None
         self._impact_energy_loss = 0.0
         self._started = False
         self._multipliers: dict[int, FloatArray] = {}
@@ -282,6 +296,29 @@ class RollingContact:
         :class:`~fe_rodcontact.dynamics.DynamicProblem` passes its integrator's.
         """
         self._velocities = (velocity, angular_velocity)
+
+    def use_end_velocity_rows(self, rows: EndVelocityRows) -> None:
+        """Write the rows on the integrator's end velocity, the gap at position level.
+
+        :class:`~fe_rodcontact.dynamics.DynamicProblem` passes generalized-α's relation (see
+        the module docstring). Sliding outside the cone is refused: its friction rows are
+        written on the energy–momentum step's slip.
+        """
+        raise_collectively(
+            self._comm,
+            "RollingContact(slide_outside_cone=True) needs the energy-momentum integrator: "
+            "its friction rows are written on the midpoint step's slip. Use "
+            "integrator='energy-momentum', or slide_outside_cone=False."
+            if self.slide_outside_cone
+            else None,
+            InputError,
+        )
+        self._end_rows = rows
+
+    @property
+    def _row_time(self) -> float:
+        """The time that turns a row into a velocity: Δt on the increment, h on the end."""
+        return self._dt if self._end_rows is None else self._end_rows.scale
 
     def _impact_problem(self, found: RawContacts, row: int) -> str | None:
         """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
@@ -404,6 +441,8 @@ class RollingContact:
             velocities=self._velocities,
             t=self._t,
             dt=self._dt,
+            end_rows=self._end_rows,
+            held_gaps=None if self._end_rows is None else self._start.gap,
         )
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
@@ -474,7 +513,12 @@ class RollingContact:
         self._end_gaps = end.gap.copy()
         self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
         current = self._points.contacts
-        sigma_a, sigma_b = self._placement.equal_excess_points(self._start, end, self._t, self._dt)
+        if self._end_rows is None:
+            sigma_a, sigma_b = self._placement.equal_excess_points(
+                self._start, end, self._t, self._dt
+            )
+        else:  # rows at tₙ₊₁: the end configuration's closest points
+            sigma_a, sigma_b = self._placement.end_points(self._start, end)
         h = self._h[current.rod_a]
         shift = np.maximum(np.abs(sigma_a - current.s_a), np.abs(sigma_b - current.s_b)) / h
         if np.max(shift) <= self._settle:
@@ -535,7 +579,7 @@ class RollingContact:
                     tangency=float(tangency[i]),
                     impact_geometry=raw[i] if impact else None,
                     sliding=identity in self._sliding and not impact,
-                    dt=self._dt,
+                    dt=self._row_time,
                     friction_coefficient=self.friction_coefficient,
                 )
             )
@@ -545,9 +589,11 @@ class RollingContact:
         self._committed = {int(i) for i in p.ids}
         self._committed_sliding = self._sliding & self._committed
         self._impacting = set()
+        # The guess of the next step moves σ on by the last step's motion: from its points
+        # (half-way on the increment rows) or from its start (the rows at tₙ₊₁ use the end's).
+        points = p.contacts if self._end_rows is None else self._start
         self._previous_points = {
-            int(i): (float(p.contacts.s_a[j]), float(p.contacts.s_b[j]))
-            for j, i in enumerate(p.ids)
+            int(i): (float(points.s_a[j]), float(points.s_b[j])) for j, i in enumerate(p.ids)
         }
         self._step += 1
         self._last = step_summary(

@@ -9,9 +9,20 @@ velocities at tₙ), and :func:`pair_geometry` and :func:`obstacle_geometry` eva
 group, the lever arms ρ, their derivatives, the constraint c and the normal
 (:class:`GroupGeometry`). Contacts between rods are handled as one batch of arrays; contacts
 with obstacles one at a time, because each has its own obstacle.
+
+With an integrator whose equations hold at tₙ₊₁ (generalized-α,
+:class:`~fe_rodcontact.contributions.EndVelocityRows`), the rows are written on the end
+velocity instead (:meth:`StepGeometry.groups` with ``end_rows``): lever arms, normal and
+obstacle at the end configuration and time, and, times h,
+
+    c_v = Σ sₖwₖ (Δuₖ + u_off,ₖ) + Σ_side (Σ wₖ (τₖ + cay(τₖ) θ_off,ₖ)) × ρ_side − h V,
+
+whose normal component is then replaced by the gap error at position level,
+c = (I − n⊗n) c_v + n (g(σ) − g_held), except for contacts whose impact is in the step (all
+three rows on the end velocity: a perfectly inelastic impact at tₙ₊₁).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import dolfinx.fem
 import numpy as np
@@ -20,14 +31,20 @@ import numpy.typing as npt
 from fe_rodcontact.contact.detection import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.obstacles import Obstacle
 from fe_rodcontact.contact.stencils import CentrelineStencils
+from fe_rodcontact.contributions import EndVelocityRows
+from fe_rodcontact.integrators import cayley_map
 from fe_rodcontact.rod import CosseratRod
 
 __all__ = [
     "ActiveContacts",
     "ContactGroup",
+    "EndNodal",
+    "EndTerms",
     "GroupGeometry",
     "StepGeometry",
+    "obstacle_end_geometry",
     "obstacle_geometry",
+    "pair_end_geometry",
     "pair_geometry",
 ]
 
@@ -126,6 +143,8 @@ class GroupGeometry:
         push: (n, 3) the direction in which the contact pushes rod a.
         push_derivative: (n, K, 3, 3) ∂push/∂u_k.
         point: (n, 3) the contact point.
+        end: Rows on the end velocity only (``None`` on the step's increment): the terms that
+            the rows' derivatives need beyond those above (:class:`EndTerms`).
     """
 
     group: ContactGroup
@@ -138,6 +157,7 @@ class GroupGeometry:
     push: FloatArray
     push_derivative: FloatArray
     point: FloatArray
+    end: "EndTerms | None" = field(default=None)
 
     def node_levers(self) -> FloatArray:
         """(n, K, 3): the lever arm of each stencil node's side."""
@@ -149,7 +169,9 @@ class GroupGeometry:
 
     def contact(self, j: int) -> dict:
         """The quantities of the group's j-th contact (keys as the attributes, and ``w``)."""
+        end = {} if self.end is None else {"end": self.end.take(j)}
         return {
+            **end,
             "w": self.group.weights[j],
             "side": self.group.side[j],
             **{
@@ -183,13 +205,228 @@ class GroupGeometry:
             "push_derivative": (k, 3, 3),
             "point": (3,),
         }
+        ends = [c["end"] for c in contacts if "end" in c]
         return GroupGeometry(
             group,
             **{
                 name: np.array([c[name] for c in contacts]).reshape(len(contacts), *shape)
                 for name, shape in shapes.items()
             },
+            end=EndTerms.stack(ends, k) if len(ends) == len(contacts) and ends else None,
         )
+
+
+@dataclass(frozen=True)
+class EndTerms:
+    """The parts of rows on the end velocity that their derivatives need (n contacts, K nodes).
+
+    Attributes:
+        tau_jacobian: (n, K, 3, 3) ∂(τₖ + cay(τₖ)θ_off,ₖ)/∂τₖ = I − cay(τₖ)[θ_off,ₖ]× H(τₖ).
+        hold: (n,) whether the normal row is the gap error (not for an impact in the step).
+        gap_error: (n,) g(σ) − g_held at the end configuration.
+        velocity_normal: (n,) the normal part n·c_v of the velocity rows.
+        gap_gradient: (n, K, 3) ∂g/∂u_k.
+    """
+
+    tau_jacobian: FloatArray
+    hold: BoolArray
+    gap_error: FloatArray
+    velocity_normal: FloatArray
+    gap_gradient: FloatArray
+
+    def take(self, j: int) -> "EndTerms":
+        """The terms of the j-th contact alone (leading axis of length 1)."""
+        return EndTerms(*(np.asarray(getattr(self, f))[j : j + 1] for f in self._fields()))
+
+    @staticmethod
+    def _fields() -> tuple[str, ...]:
+        return ("tau_jacobian", "hold", "gap_error", "velocity_normal", "gap_gradient")
+
+    @staticmethod
+    def stack(terms: list["EndTerms"], k: int) -> "EndTerms":
+        """One :class:`EndTerms` of contacts given one by one (K = ``k`` stencil nodes)."""
+        return EndTerms(
+            np.concatenate([t.tau_jacobian for t in terms]).reshape(-1, k, 3, 3),
+            np.concatenate([t.hold for t in terms]),
+            np.concatenate([t.gap_error for t in terms]),
+            np.concatenate([t.velocity_normal for t in terms]),
+            np.concatenate([t.gap_gradient for t in terms]).reshape(-1, k, 3),
+        )
+
+
+def _hold_gap(
+    velocity_rows: FloatArray, push: FloatArray, gap_error: FloatArray, hold: BoolArray
+) -> tuple[FloatArray, FloatArray]:
+    """C = (I − n⊗n) c_v + n (g − g_held) where ``hold``, else c_v; and n·c_v."""
+    normal = np.einsum("nc,nc->n", velocity_rows, push)
+    held = velocity_rows + push * (gap_error - normal)[:, None]
+    return np.where(hold[:, None], held, velocity_rows), normal
+
+
+def pair_end_geometry(
+    group: ContactGroup,
+    contacts: RawContacts,
+    radii: FloatArray,
+    nodal: "EndNodal",
+    held_gaps: FloatArray,
+    hold: BoolArray,
+) -> GroupGeometry:
+    """The geometry of contacts between rods for rows on the end velocity.
+
+    Args:
+        group: The contacts between rods.
+        contacts: All active contacts of the step (``group.index`` points into them).
+        radii: Contact radius per rod.
+        nodal: The end positions, increments and rotation terms at the stencil nodes.
+        held_gaps: (n,) the gap each contact holds.
+        hold: (n,) whether the normal row holds the gap (not for impacts).
+    """
+    ra = radii[contacts.rod_a[group.index]]
+    rb = radii[contacts.rod_b[group.index]]
+    alpha = (ra / (ra + rb))[:, None]
+    w, side = group.weights, group.side
+    wa, wb = np.where(side == 0, w, 0.0), np.where(side == 1, w, 0.0)
+    centre_a = np.einsum("nk,nkc->nc", wa, nodal.position)
+    distance = np.einsum("nk,nkc->nc", wb, nodal.position) - centre_a
+    levers = np.stack([alpha * distance, (1 - alpha) * distance], axis=1)
+    ds = np.where(side == 0, -w, w)  # ∂D/∂u_k = s_k w_k I at the end configuration
+    base = ds[..., None, None] * np.eye(3)
+    lever_derivative = np.stack(
+        [alpha[..., None, None] * base, (1 - alpha[..., None, None]) * base], axis=1
+    )
+    length = np.linalg.norm(distance, axis=1)
+    push = -distance / length[:, None]
+    turn = -(np.eye(3) - push[:, :, None] * push[:, None, :]) / length[:, None, None]
+    sign = np.where(side == 0, 1.0, -1.0)
+
+    def rotations(values: FloatArray) -> FloatArray:
+        return np.stack(
+            [np.einsum("nk,nkc->nc", wa, values), np.einsum("nk,nkc->nc", wb, values)], axis=1
+        )
+
+    taus = rotations(nodal.rotation)
+    velocity_rows = np.einsum("nk,nkc->nc", sign * w, nodal.velocity_increment) + np.cross(
+        taus, levers
+    ).sum(axis=1)
+    work_rows = np.einsum("nk,nkc->nc", sign * w, nodal.increment) + np.cross(
+        rotations(nodal.tau), levers
+    ).sum(axis=1)
+    gap_error = length - ra - rb - held_gaps
+    constraint, normal = _hold_gap(velocity_rows, push, gap_error, hold)
+    return GroupGeometry(
+        group,
+        sign=sign,
+        levers=levers,
+        lever_derivative=lever_derivative,
+        taus=taus,
+        constraint=constraint,
+        shift=constraint - work_rows,  # so that constraint − shift = BΔq, as on increments
+        push=push,
+        push_derivative=ds[..., None, None] * turn[:, None],
+        point=centre_a + levers[:, 0],
+        end=EndTerms(
+            nodal.tau_jacobian,
+            hold,
+            gap_error,
+            normal,
+            -ds[..., None] * push[:, None, :],  # ∂|D|/∂u_k = n_D·s_k w_k = −s_k w_k push
+        ),
+    )
+
+
+def obstacle_end_geometry(
+    group: ContactGroup,
+    contacts: RawContacts,
+    radii: FloatArray,
+    obstacles: tuple[Obstacle, ...],
+    nodal: "EndNodal",
+    held_gaps: FloatArray,
+    hold: BoolArray,
+    *,
+    t: float,
+    scale: float,
+) -> GroupGeometry:
+    """The geometry of contacts with obstacles for rows on the end velocity.
+
+    Args:
+        group: The contacts with obstacles.
+        contacts: All active contacts of the step (``group.index`` points into them).
+        radii: Contact radius per rod.
+        obstacles: The obstacles (``contacts.rod_b`` indexes them).
+        nodal: The end positions, increments and rotation terms at the stencil nodes.
+        held_gaps: (n,) the gap each contact holds.
+        hold: (n,) whether the normal row holds the gap (not for impacts).
+        t: The end of the step tₙ₊₁.
+        scale: h of the end velocity.
+    """
+    eye = np.eye(3)
+    out = []
+    for j, i in enumerate(group.index):
+        w = group.weights[j]
+        ra = radii[contacts.rod_a[i]]
+        obstacle = obstacles[int(contacts.rod_b[i])]
+        centre = w @ nodal.position[j]
+        phi, grad, hessian = obstacle.distance(centre[None, :], t)
+        size = np.linalg.norm(grad[0])
+        nu = grad[0] / size
+        levers = (-ra * nu)[None, :]
+        velocity = obstacle.surface_velocity(centre[None, :] - ra * nu, t)
+        taus = (w @ nodal.rotation[j])[None, :]
+        velocity_rows = (
+            w @ nodal.velocity_increment[j]
+            + np.cross(taus, levers).sum(axis=0)
+            - scale * np.asarray(velocity).reshape(3)
+        )
+        work_rows = w @ nodal.increment[j] + np.cross((w @ nodal.tau[j])[None, :], levers).sum(
+            axis=0
+        )
+        gap_error = np.array([float(phi[0]) - ra - held_gaps[j]])
+        constraint, normal = _hold_gap(
+            velocity_rows[None, :], nu[None, :], gap_error, hold[j : j + 1]
+        )
+        turn = (eye - np.outer(nu, nu)) @ hessian[0] / size
+        out.append(
+            {
+                "sign": np.ones(len(w)),
+                "levers": levers,
+                "lever_derivative": (-ra * w[:, None, None] * hessian[0][None])[None],
+                "taus": taus,
+                "constraint": constraint[0],
+                "shift": constraint[0] - work_rows,
+                "push": nu,
+                "push_derivative": w[:, None, None] * turn[None],
+                "point": centre - ra * nu,
+                "end": EndTerms(
+                    nodal.tau_jacobian[j : j + 1],
+                    hold[j : j + 1],
+                    gap_error,
+                    normal,
+                    (w[:, None] * grad[0][None, :])[None],
+                ),
+            }
+        )
+    return GroupGeometry.stack(group, out)
+
+
+@dataclass(frozen=True)
+class EndNodal:
+    """Nodal values at the stencil nodes of a group for rows on the end velocity (n, K, ...).
+
+    Attributes:
+        position: End positions x₀ + uₙ₊₁.
+        increment: Δu.
+        tau: τ.
+        velocity_increment: Δu + u_off (h times the end velocity).
+        rotation: τ + cay(τ) θ_off (h times the end angular velocity).
+        tau_jacobian: ∂rotation/∂τ = I − cay(τ)[θ_off]× H(τ).
+    """
+
+    position: FloatArray
+    increment: FloatArray
+    tau: FloatArray
+    velocity_increment: FloatArray
+    rotation: FloatArray
+    tau_jacobian: FloatArray
 
 
 def pair_geometry(
@@ -338,6 +575,8 @@ class StepGeometry:
         velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None,
         t: float,
         dt: float,
+        end_rows: EndVelocityRows | None = None,
+        held_gaps: FloatArray | None = None,
     ) -> tuple[GroupGeometry, GroupGeometry]:
         """The geometry of the contacts between rods and of those with obstacles.
 
@@ -348,9 +587,34 @@ class StepGeometry:
                 with impacts).
             t: Start of the step.
             dt: The step.
+            end_rows: The integrator's end-velocity relation: rows on the end velocity and the
+                gap at position level (``None``: rows on the step's increment).
+            held_gaps: With ``end_rows``: the gap each active contact holds (its gap at tₙ).
         """
         contacts = points.contacts
         pairs, on_obstacles = points.groups
+        if end_rows is not None:
+            assert held_gaps is not None
+            ids = np.fromiter(impacting, np.int64, len(impacting))
+            nodal = self._end_nodal(pairs, end_rows)
+            hold = ~np.isin(points.ids[pairs.index], ids)
+            between_rods = pair_end_geometry(
+                pairs, contacts, self._radii, nodal, held_gaps[pairs.index], hold
+            )
+            nodal = self._end_nodal(on_obstacles, end_rows)
+            hold = ~np.isin(points.ids[on_obstacles.index], ids)
+            with_obstacles = obstacle_end_geometry(
+                on_obstacles,
+                contacts,
+                self._radii,
+                self._obstacles,
+                nodal,
+                held_gaps[on_obstacles.index],
+                hold,
+                t=t + dt,
+                scale=end_rows.scale,
+            )
+            return between_rods, with_obstacles
         mid, increment, tau, _ = self._nodal(points, pairs, impacting, velocities, dt)
         between_rods = pair_geometry(pairs, contacts, self._radii, mid, increment, tau)
         mid, increment, tau, impact = self._nodal(points, on_obstacles, impacting, velocities, dt)
@@ -367,6 +631,30 @@ class StepGeometry:
             dt=dt,
         )
         return between_rods, with_obstacles
+
+    def _end_nodal(self, group: ContactGroup, rows: EndVelocityRows) -> EndNodal:
+        """:class:`EndNodal` at the stencil nodes of ``group`` (the same on every rank)."""
+        st, nodes = self._stencils, group.nodes
+        state = st.gather(nodes, self._rod.state.x.array, 6)
+        previous = st.gather(nodes, self._rod.displacement.x.array, 3)
+        u, tau = state[..., :3], state[..., 3:]
+        translation = st.gather(nodes, rows.translation_offset.x.array, 3)
+        rotation = st.gather(nodes, rows.rotation_offset.x.array, 3)
+        turn = cayley_map(tau)
+        turned = np.einsum("...ij,...j->...i", turn, rotation)
+        # d(cay(τ)θ) = cay(τ)[H(τ)dτ]× θ = −cay(τ)[θ]× H(τ) dτ, H = (I − ½[τ]×)/(1 + |τ|²/4).
+        size = 1.0 + 0.25 * np.einsum("...i,...i->...", tau, tau)
+        right = (np.eye(3) - 0.5 * _skew(tau)) / size[..., None, None]
+        jacobian = np.eye(3) - turn @ _skew(rotation) @ right
+        increment = u - previous
+        return EndNodal(
+            position=st.reference_positions(nodes) + u,
+            increment=increment,
+            tau=tau,
+            velocity_increment=increment + translation,
+            rotation=tau + turned,
+            tau_jacobian=jacobian,
+        )
 
     def _nodal(
         self,
@@ -397,3 +685,11 @@ class StepGeometry:
             )
             tau = np.where(at, tau - 0.5 * dt * st.gather(nodes, angular_velocity.x.array, 3), tau)
         return mid, increment, tau, impact
+
+
+def _skew(v: FloatArray) -> FloatArray:
+    """[v]× for an array of vectors (..., 3) → (..., 3, 3)."""
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return out

@@ -161,6 +161,24 @@ class PointPlacement:
         sigma_b[point] = mid_b + theta * db
         return sigma_a, sigma_b
 
+    @staticmethod
+    def end_points(start: RawContacts, end: RawContacts) -> tuple[FloatArray, FloatArray]:
+        """σₙ₊₁: the end configuration's closest points (rows at tₙ₊₁).
+
+        Line-contact points and points at a rod's end stay where they are, as in
+        :meth:`equal_excess_points`.
+
+        Args:
+            start: The contacts at tₙ.
+            end: The same contacts at tₙ₊₁.
+        """
+        point = (start.mode != MODE_LINE) & ~start.at_end
+        obstacle = start.kind == KIND_OBSTACLE
+        return (
+            np.where(point, end.s_a, start.s_a),
+            np.where(point & ~obstacle, end.s_b, start.s_b),
+        )
+
     def _distances(
         self,
         contacts: RawContacts,

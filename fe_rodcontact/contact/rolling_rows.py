@@ -4,7 +4,10 @@ Used by :meth:`~fe_rodcontact.contact.rolling.RollingContact.linearise`. For eac
 contacts (:class:`~fe_rodcontact.contact.rolling_geometry.GroupGeometry`), the multipliers'
 forces Bᵀμ on the stencil nodes and the blocks K = ∂f/∂x, G = ∂f/∂μ and C = ∂c/∂x are built
 as batched 3×3 blocks over the contacts. A sliding contact's rows are replaced by those of
-regularised Coulomb friction, which also have D = ∂c/∂μ.
+regularised Coulomb friction, which also have D = ∂c/∂μ. Rows on the end velocity
+(generalized-α, :class:`~fe_rodcontact.contact.rolling_geometry.EndTerms`) take the chain rule
+through cay(τ) in their rotation blocks and, where the gap is held at position level, the
+derivative of c = (I − n⊗n) c_v + n (g − g_held) (:func:`_held_rows`).
 """
 
 from collections.abc import Sequence
@@ -139,6 +142,8 @@ def _group_rows(
     # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
     moved = np.einsum("nsab,nskbc->nkac", _skew_many(geometry.taus), geometry.lever_derivative)
     translation_rows, rotation_rows = identity + moved, -lever_cross
+    if geometry.end is not None:
+        translation_rows, rotation_rows = _held_rows(geometry, translation_rows, rotation_rows)
     rolling = geometry.constraint.copy()
     multiplier_blocks = []
     for j in sliding:
@@ -174,6 +179,42 @@ def _group_rows(
             ]
         ),
         multiplier_jacobian=_entries(multiplier_blocks),
+    )
+
+
+def _held_rows(
+    geometry: GroupGeometry, translation_rows: FloatArray, rotation_rows: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """∂c/∂u_k and ∂c/∂τ_k (n, K, 3, 3) of rows on the end velocity.
+
+    The rotation rows go through τ + cay(τ)θ_off; where the gap is held,
+    c = c_v + n (g − g_held − n·c_v) gives
+
+        ∂c/∂u_k = P ∂c_v/∂u_k − ∂n_k (n·c_v) − n ⊗ (c_vᵀ ∂n_k) + ∂n_k (g − g_held) + n ⊗ ∂g_k,
+        ∂c/∂τ_k = P ∂c_v/∂τ_k,   P = I − n⊗n.
+
+    Args:
+        geometry: The group's geometry (with :attr:`GroupGeometry.end`).
+        translation_rows: ∂c_v/∂u_k.
+        rotation_rows: ∂c_v/∂τ_k before the chain rule through cay(τ).
+    """
+    end = geometry.end
+    assert end is not None
+    rotation_rows = rotation_rows @ end.tau_jacobian
+    n, dn = geometry.push, geometry.push_derivative
+    error = end.gap_error
+    velocity_rows = geometry.constraint + n * (end.velocity_normal - error)[:, None]
+    project = np.eye(3) - n[:, :, None] * n[:, None, :]
+    held_translation = (
+        project[:, None] @ translation_rows
+        - dn * (end.velocity_normal - error)[:, None, None, None]
+        - n[:, None, :, None] * np.einsum("nb,nkbc->nkc", velocity_rows, dn)[:, :, None, :]
+        + n[:, None, :, None] * end.gap_gradient[:, :, None, :]
+    )
+    hold = end.hold[:, None, None, None]
+    return (
+        np.where(hold, held_translation, translation_rows),
+        np.where(hold, project[:, None] @ rotation_rows, rotation_rows),
     )
 
 
