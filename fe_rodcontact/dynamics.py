@@ -504,7 +504,9 @@ class DynamicProblem:
         y.destroy()
         free = solution.x.array[:owned]
         schur = comm.allreduce(coupling.T @ inverse)
-        multipliers = np.linalg.solve(schur, comm.allreduce(coupling.T @ free))
+        # Least squares: redundant rows (a rod lying on a plane) make GᵀM⁻¹G singular, but
+        # Gᵀa_free lies in its range, so the minimum-norm λ still gives Gᵀa = 0.
+        multipliers = np.linalg.lstsq(schur, comm.allreduce(coupling.T @ free))[0]
         solution.x.array[:owned] = free - inverse @ multipliers
         solution.x.scatter_forward()
 
