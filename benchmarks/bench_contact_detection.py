@@ -28,9 +28,10 @@ moved skin / 2 since it was built, then runs the broad phase again. Reported: th
 per step (what a run pays), how many steps rebuilt the list, and the median time of a
 rebuilding step and of a reusing step (so other motions can be worked out); wall clock and
 CPU time of the process (the machine is shared: the wall clock includes waiting for a core).
-Next to it, in the same process and interleaved with the steps (``--newton-repeats``
-iterations, one after every few steps, so that a change of the machine's load between the two
-measurements does not skew their ratio; the median is reported): one Newton iteration of a
+Next to it, in the same process and interleaved with the steps (one after every step, or
+after every few with ``--newton-repeats``, so that a change of the machine's load between the
+two measurements does not skew their ratio; the mean is reported, as for the steps, and the
+ratio is that of the two means): one Newton iteration of a
 clamped straight P1 rod with the same number of elements (Jacobian assembly + LU factor/solve +
 residual, through the SNES callbacks of :class:`~fe_rodcontact.statics.StaticProblem`:
 ``RodIteration`` of ``bench_newton_iteration.py``). An iteration's cost depends on the number
@@ -94,15 +95,15 @@ def timed_steps(
     steps: int,
     motion: float,
     newton: RodIteration | None = None,
-    newton_repeats: int = 5,
+    newton_repeats: int | None = None,
 ) -> tuple[list[tuple[float, float, bool, int]], list[tuple[float, float]]]:
     """Timed ``find()`` steps, with Newton iterations of ``newton`` interleaved.
 
     The phase advances by 0.05 per step and the amplitude is chosen so that no node moves more
     than ``motion`` × margin per step (|du/dφ| ≤ |(1, 1.3, 0.7)| A). Two steps before the timed
     ones (a rebuilding and a reusing one: loading the compiled kernels) are not counted. After
-    ``newton_repeats`` steps spread over the sequence, one Newton iteration runs (outside the
-    detection timing), so that both see the same machine load.
+    each step (or after ``newton_repeats`` steps spread over the sequence) one Newton
+    iteration runs, outside the detection timing, so that both see the same machine load.
 
     Returns:
         Per step (wall s, CPU s, rebuilt, bytes sent over ranks), max over ranks; per
@@ -114,7 +115,8 @@ def timed_steps(
     for warm_up in (-2, -1):
         swirl(u, warm_up * dphi, amplitude)
         search.find()
-    every = max(1, steps // max(newton_repeats, 1))
+    repeats = steps if newton_repeats is None else newton_repeats
+    every = max(1, steps // max(repeats, 1))
     rows, iterations = [], []
     for step in range(1, steps + 1):
         swirl(u, step * dphi, amplitude)
@@ -125,7 +127,7 @@ def timed_steps(
         cpu = comm.allreduce(time.process_time() - cpu, op=MPI.MAX)
         rebuilt = comm.allreduce(search.statistics.rebuilt, op=MPI.LOR)
         rows.append((wall, cpu, rebuilt, comm.allreduce(search.statistics.bytes_sent)))
-        if newton is not None and step % every == 0 and len(iterations) < newton_repeats:
+        if newton is not None and step % every == 0 and len(iterations) < repeats:
             parts = newton.iteration()
             iterations.append((sum(t[0] for t in parts), sum(t[1] for t in parts)))
     return rows, iterations
@@ -189,7 +191,10 @@ def main() -> None:
         "--skin", type=float, default=None, help="ContactSearch skin (default: the margin)"
     )
     parser.add_argument(
-        "--newton-repeats", type=int, default=5, help="Newton iterations interleaved per scene"
+        "--newton-repeats",
+        type=int,
+        default=None,
+        help="Newton iterations interleaved per scene (default: one after every step)",
     )
     parser.add_argument("--no-newton", action="store_true", help="skip the Newton iteration")
     args = parser.parse_args()
@@ -230,8 +235,8 @@ def main() -> None:
                 "rebuild bytes": _median([r[3] for r in rebuilt]),
                 "reuse bytes": _median([r[3] for r in reused]),
             }
-            row["newton"] = _median([t[0] for t in iterations])
-            row["newton cpu"] = _median([t[1] for t in iterations])
+            row["newton"] = float(np.mean([t[0] for t in iterations]))
+            row["newton cpu"] = float(np.mean([t[1] for t in iterations]))
             rows.append(row)
             if comm.rank == 0:  # as it comes: the largest sizes take minutes
                 print(
