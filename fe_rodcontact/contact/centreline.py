@@ -337,7 +337,7 @@ class Centreline:
             sorted_ids[np.minimum(where, len(sorted_ids) - 1)] != control[valid]
         ):
             raise RuntimeError("a smooth-centreline control node was neither local nor received.")
-        # One gather per update: phantom entries read a row of zeros appended to the values.
+        # One gather per update: phantom entries point past the list (mirrored instead).
         positions = np.full(control.shape, len(all_ids), dtype=np.int64)
         positions[valid] = order[where]
         self._control_position = positions.ravel()
@@ -408,14 +408,24 @@ class Centreline:
     def _smooth_coefficients(self) -> tuple[FloatArray, int]:
         """Coefficients of the smooth segments (one compiled pass), and the halo bytes sent."""
         comm = self._rods.comm
+        reference = self._rods.mesh.geometry.x
         u = self._displacement.x.array.reshape(-1, 3)
-        local = np.take(self._rods.mesh.geometry.x, self._local_geometry, axis=0)
-        local += np.take(u, self._local_field, axis=0)  # (see current_nodes)
-        outgoing = [local[rows] for rows in self._provide_rows]
+        outgoing = [
+            np.take(reference, self._local_geometry[rows], axis=0)
+            + np.take(u, self._local_field[rows], axis=0)
+            for rows in self._provide_rows
+        ]
         sent = sum(v.nbytes for v in outgoing)
         incoming = comm.alltoall(outgoing) if comm.size > 1 else []
-        values = np.concatenate([local, *incoming, np.zeros((1, 3))])
+        halo = np.concatenate(incoming) if incoming else np.zeros((0, 3))
         coefficients = smooth_coefficients(
-            values, self._control_position, self._phantom_before, self._phantom_after
+            reference,
+            u,
+            self._local_geometry,
+            self._local_field,
+            halo,
+            self._control_position,
+            self._phantom_before,
+            self._phantom_after,
         )
         return coefficients, sent

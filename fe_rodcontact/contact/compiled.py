@@ -37,8 +37,10 @@ __all__ = [
     "listed_pairs_within",
     "narrow_pairs",
     "near_pairs",
+    "pair_contacts",
     "segment_bounds",
     "segment_boxes",
+    "selection_rules",
     "smooth_coefficients",
     "spheres_reaching",
 ]
@@ -550,6 +552,59 @@ def narrow_pairs(
     return as_int[:, 0], as_int[:, 1], rows[:, 2].copy(), rows[:, 3].copy(), as_int[:, 4]
 
 
+@numba.njit(cache=True)
+def pair_contacts(
+    coefficients: FloatArray,
+    radius: FloatArray,
+    rod: IntArray,
+    element: IntArray,
+    s0: FloatArray,
+    s1: FloatArray,
+    first_end: npt.NDArray[np.bool_],
+    last_end: npt.NDArray[np.bool_],
+    first: IntArray,
+    second: IntArray,
+    margin: float,
+    sin_line: float,
+    line_points: FloatArray,
+    line_weights: FloatArray,
+    smooth_joins: bool,
+) -> tuple:
+    """:func:`narrow_pairs` then :func:`assemble_contacts` of its results, in one call.
+
+    A step's search has few pairs: the two calls' argument handling was a good part of it.
+    """
+    pair, mode, xa, xb, sample = narrow_pairs(
+        coefficients,
+        radius,
+        first,
+        second,
+        margin,
+        sin_line,
+        line_points,
+        first_end,
+        last_end,
+        smooth_joins,
+    )
+    return assemble_contacts(
+        coefficients,
+        radius,
+        rod,
+        element,
+        s0,
+        s1,
+        first_end,
+        last_end,
+        first[pair],
+        second[pair],
+        mode,
+        xa,
+        xb,
+        sample,
+        line_weights,
+    )
+
+
 @numba.njit(cache=True, inline="always")
 def _leaves_segment(xi: float, slope: float, free_start: bool, free_end: bool) -> bool:
     """Whether the distance falls out of a segment through an interior node at ξ.
@@ -636,30 +691,56 @@ def segment_boxes(coefficients: FloatArray) -> tuple[FloatArray, FloatArray]:
     return low, high
 
 
+@numba.njit(cache=True, inline="always")
+def _node_value(
+    reference: FloatArray,
+    displacement: FloatArray,
+    local_geometry: IntArray,
+    local_field: IntArray,
+    halo: FloatArray,
+    i: int,
+    k: int,
+) -> float:
+    """Coordinate k of node i of the control list: local nodes, then the halo's."""
+    n_local = local_geometry.shape[0]
+    if i < n_local:
+        return reference[local_geometry[i], k] + displacement[local_field[i], k]
+    if i < n_local + halo.shape[0]:
+        return halo[i - n_local, k]
+    return 0.0  # the phantom entry (mirrored below, never used as is)
+
+
 @numba.njit(cache=True)
 def smooth_coefficients(
-    values: FloatArray,
+    reference: FloatArray,
+    displacement: FloatArray,
+    local_geometry: IntArray,
+    local_field: IntArray,
+    halo: FloatArray,
     position: IntArray,
     phantom_before: npt.NDArray[np.bool_],
     phantom_after: npt.NDArray[np.bool_],
 ) -> FloatArray:
     """Power-basis coefficients (n, 4, 3) of the smooth (cubic B-spline) segments.
 
-    Segment p has the control points ``values[position[4p + j]]``, j = 0 … 3 (nodes k−1, k,
-    k+1, k+2); a phantom node k−1 (k+2) is the mirror of k+1 (k) through the end node k
-    (k+1). Same formulas as :func:`~fe_rodcontact.contact.centreline.power_coefficients`
-    with ``"smooth"``, in one pass without intermediate arrays.
+    The control list holds the local nodes (geometry ``reference[local_geometry]`` plus the
+    nodal ``displacement[local_field]``), then the ``halo`` nodes received from other ranks.
+    Segment p has the control points ``position[4p + j]``, j = 0 … 3 (nodes k−1, k, k+1,
+    k+2); a phantom node k−1 (k+2) is the mirror of k+1 (k) through the end node k (k+1).
+    Same formulas as :func:`~fe_rodcontact.contact.centreline.power_coefficients` with
+    ``"smooth"``, in one pass without intermediate arrays.
     """
     n = phantom_before.shape[0]
     c = np.empty((n, 4, 3))
+    x, u, lg, lf, h = reference, displacement, local_geometry, local_field, halo
     for p in range(n):
         i0, i1 = position[4 * p], position[4 * p + 1]
         i2, i3 = position[4 * p + 2], position[4 * p + 3]
         for k in range(3):
-            p1 = values[i1, k]
-            p2 = values[i2, k]
-            p0 = 2.0 * p1 - p2 if phantom_before[p] else values[i0, k]
-            p3 = 2.0 * p2 - p1 if phantom_after[p] else values[i3, k]
+            p1 = _node_value(x, u, lg, lf, h, i1, k)
+            p2 = _node_value(x, u, lg, lf, h, i2, k)
+            p0 = 2.0 * p1 - p2 if phantom_before[p] else _node_value(x, u, lg, lf, h, i0, k)
+            p3 = 2.0 * p2 - p1 if phantom_after[p] else _node_value(x, u, lg, lf, h, i3, k)
             c[p, 0, k] = (p0 + 4 * p1 + p2) / 6
             c[p, 1, k] = (p2 - p0) / 2
             c[p, 2, k] = (p0 - 2 * p1 + p2) / 2
@@ -827,6 +908,30 @@ def statuses(
     for i in range(xi.shape[0]):
         out[i] = _status(xi[i], free_start[i], free_end[i])
     return out
+
+
+@numba.njit(cache=True)
+def selection_rules(
+    kind: IntArray, mode: IntArray, clamp: IntArray, self_kind: int
+) -> tuple[bool, bool, bool, int]:
+    """Which rules of ``ContactSearch._select`` have rows to act on, in one pass.
+
+    Returns:
+        Whether there are self-contacts (kind ``self_kind``), line contacts (mode 1), point
+        contacts held at an interior node (status 1 or 2 of :func:`_status` on either side),
+        and the number of point contacts.
+    """
+    any_self = any_line = any_node = False
+    points = 0
+    for i in range(kind.shape[0]):
+        any_self |= kind[i] == self_kind
+        if mode[i] == 1:
+            any_line = True
+            continue
+        points += 1
+        for side in range(2):
+            any_node |= clamp[i, side] == 1 or clamp[i, side] == 2
+    return any_self, any_line, any_node, points
 
 
 @numba.njit(cache=True)

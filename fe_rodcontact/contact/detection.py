@@ -816,20 +816,26 @@ class ContactSearch:
         if len(first) == 0:
             return RawContacts.empty()
         if compiled_kernels:
-            pair, mode, xa, xb, sample = compiled.narrow_pairs(
-                seg.coefficients,
-                seg.radius,
-                first,
-                second,
-                self._margin,
-                self._sin_line,
-                self._line_xi,
-                seg.first,
-                seg.last,
-                self._centreline.representation == "smooth",
+            return RawContacts(
+                *compiled.pair_contacts(
+                    seg.coefficients,
+                    seg.radius,
+                    seg.rod,
+                    seg.element,
+                    seg.s0,
+                    seg.s1,
+                    seg.first,
+                    seg.last,
+                    first,
+                    second,
+                    self._margin,
+                    self._sin_line,
+                    self._line_xi,
+                    self._line_w,
+                    self._centreline.representation == "smooth",
+                )
             )
-        else:
-            pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
+        pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
         return self._assemble(seg, first[pair], second[pair], mode, xa, xb, sample)
 
     def _narrow_numpy(
@@ -1000,19 +1006,25 @@ class ContactSearch:
         """
         if len(found) == 0:
             return found
-        found = self._canonical_self_contacts(found)
+        any_self, any_line, any_node, points = compiled.selection_rules(
+            found.kind, found.mode, found.clamp, KIND_SELF
+        )
         keep = np.ones(len(found), dtype=bool)
-        is_point = found.mode == MODE_POINT
-        self_rows = np.flatnonzero(found.kind == KIND_SELF)
-        if len(self_rows):
+        if any_self:
+            found = self._canonical_self_contacts(found)
+            self_rows = np.flatnonzero(found.kind == KIND_SELF)
             self._drop_within_exclusion(found, self_rows, keep)
-        if not is_point.all():
-            self._keep_nearest_line_samples(found, ~is_point, keep)
-        at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & is_point[:, None]
-        if at_node.any():
+        if any_line:
+            self._keep_nearest_line_samples(found, found.mode == MODE_LINE, keep)
+        if any_node:
+            at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & (found.mode == MODE_POINT)[
+                :, None
+            ]
             self._drop_node_minima_without_partner(found, at_node, keep)
-        if np.count_nonzero(is_point & keep) > 1:
-            self._merge_duplicates(found, np.flatnonzero(is_point & keep), keep)
+        if points > 1:
+            point = np.flatnonzero((found.mode == MODE_POINT) & keep)
+            if len(point) > 1:
+                self._merge_duplicates(found, point, keep)
         kept = np.flatnonzero(keep)
         if len(kept) > 1:
             kept = kept[
