@@ -19,7 +19,11 @@
 # 3. `spectrum.png`: the spectrum of the first Fourier coefficient of the lower string's
 #    sideways displacement, beside the frequency it has without contact (Fig. 2 right);
 # 4. `rods.bp` (ParaView: displacement and velocity), `contacts.csv` (every contact quantity
-#    per step: s, point, normal, force, slip, gap, tangency) and `summary.json`.
+#    per step: s, point, normal, force, slip, gap, tangency) and `summary.json`;
+# 5. with `--nodal-series`, `nodal_series.npz`: the nodes' reference coordinates and their
+#    displacement, velocity and angular velocity at every step (used by
+#    `benchmarks/compare_reduced_model.py`). `--no-contact` runs the same strings without the
+#    rolling contact (they pass through each other): the strings alone, for reference.
 #
 # Run it on two ranks (`mpiexec -n 2 python demos/demo_crossed_strings.py`); the rods are cut
 # across the ranks and the contact's two sides may live on different ranks.
@@ -51,6 +55,8 @@ parser.add_argument("--t-end", type=float, default=0.5, help="final time [s]")
 parser.add_argument("--press", type=float, default=0.01, help="press depth at the crossing [m]")
 parser.add_argument("--push", type=float, default=0.5, help="sideways push speed [m/s]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/crossed_strings"))
+parser.add_argument("--no-contact", action="store_true", help="no rolling contact (reference)")
+parser.add_argument("--nodal-series", action="store_true", help="write nodal_series.npz")
 args = parser.parse_args()
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
@@ -104,7 +110,12 @@ for name, axis in (("a", 0), ("b", 1)):
         shift[axis] = sign * stretch * L / 2
         supports.append(Support(name, end, rotation_components=(), displacement=tuple(shift)))
 rolling = RollingContact(rod, touch_tolerance=1e-6, friction_coefficient=1.0)
-problem = DynamicProblem(rod, supports, petsc_options_prefix="crossed_", contributions=[rolling])
+problem = DynamicProblem(
+    rod,
+    supports,
+    petsc_options_prefix="crossed_",
+    contributions=[] if args.no_contact else [rolling],
+)
 
 
 def initial_shape(x: np.ndarray) -> np.ndarray:
@@ -156,9 +167,19 @@ reference = rod.gather_nodal_coordinates()
 snapshot_times = np.linspace(0, args.t_end, 4)
 snapshots: list[tuple[float, list[np.ndarray]]] = [(0.0, rod_polylines(rod))]
 harmonic: list[tuple[float, float]] = []
+nodal: dict[str, list] = {"t": [], "displacement": [], "velocity": [], "angular_velocity": []}
+
+
+def record_nodal(p_: DynamicProblem) -> None:
+    nodal["t"].append(p_.time)
+    nodal["displacement"].append(rod.gather_nodal(rod.displacement))
+    nodal["velocity"].append(rod.gather_nodal(p_.integrator.velocity))
+    nodal["angular_velocity"].append(rod.gather_nodal(p_.integrator.nodal_angular_velocity))
 
 
 def observe(p_: DynamicProblem) -> None:
+    if args.nodal_series:
+        record_nodal(p_)
     u = rod.gather_nodal(rod.displacement)
     on_a = np.isclose(reference[:, 2], p)
     x, y = reference[on_a, 0], u[on_a, 1]
@@ -169,7 +190,15 @@ def observe(p_: DynamicProblem) -> None:
         snapshots.append((p_.time, rod_polylines(rod)))
 
 
+if args.nodal_series:
+    record_nodal(problem)
 problem.solve(args.t_end, TimeStepping(dt=args.dt), progress=True, fields=fields, on_step=observe)
+if args.nodal_series and comm.rank == 0:
+    np.savez(
+        args.out_dir / "nodal_series.npz",
+        reference=reference,
+        **{key: np.asarray(value) for key, value in nodal.items()},
+    )
 rolling.write_records(args.out_dir / "contacts.csv")
 series = problem.series.arrays()
 energy = series["kinetic_energy"] + series["elastic_energy"]
@@ -182,11 +211,23 @@ summary = {
     "dt": args.dt,
     "first_mode_without_contact_hz": float(f0),
     "max_relative_energy_error": float(energy_error.max()),
-    "max_slip_velocity": float(np.nanmax(series["max_slip"][1:])),
+    "max_slip_velocity": float(np.nanmax(series["max_slip"][1:]))
+    if "max_slip" in series
+    else float("nan"),
     "max_gap_change": float(np.ptp([r["gap"] for r in records]) if records else float("nan")),
     "contact_travel_a": float(np.ptp([r["s_a"] for r in records])) if records else 0.0,
     "contact_travel_b": float(np.ptp([r["s_b"] for r in records])) if records else 0.0,
     "newton_iterations_per_step": float(np.mean(series["iterations"][1:])),
+    "contact": not args.no_contact,
+    "strings": {
+        "length": L,
+        "radius": radius,
+        "stretch": stretch,
+        "tension": tension,
+        "press": p,
+        "push": args.push,
+        **{k: getattr(section, k) for k in ("EA", "EI1", "GJ", "rhoA", "rhoI1", "rhoJ")},
+    },
 }
 say(json.dumps(summary, indent=2))
 if comm.rank == 0:
