@@ -35,7 +35,6 @@ import numpy.typing as npt
 from fe_rodcontact.contact.compiled import segment_bounds, segment_boxes, smooth_coefficients
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
-from fe_rodcontact.mpi_rows import exchange_rows
 
 __all__ = [
     "REPRESENTATIONS",
@@ -411,15 +410,14 @@ class Centreline:
         comm = self._rods.comm
         reference = self._rods.mesh.geometry.x
         u = self._displacement.x.array.reshape(-1, 3)
-        halo, sent = np.zeros((0, 3)), 0
-        if comm.size > 1:
-            outgoing = [
-                np.take(reference, self._local_geometry[rows], axis=0)
-                + np.take(u, self._local_field[rows], axis=0)
-                for rows in self._provide_rows
-            ]
-            sent = sum(v.nbytes for v in outgoing)
-            halo = np.concatenate(exchange_rows(comm, outgoing, 3))
+        outgoing = [
+            np.take(reference, self._local_geometry[rows], axis=0)
+            + np.take(u, self._local_field[rows], axis=0)
+            for rows in self._provide_rows
+        ]
+        sent = sum(v.nbytes for v in outgoing)
+        incoming = comm.alltoall(outgoing) if comm.size > 1 else []
+        halo = np.concatenate(incoming) if incoming else np.zeros((0, 3))
         coefficients = smooth_coefficients(
             reference,
             u,

@@ -77,7 +77,6 @@ from fe_rodcontact.contact.closest import (
 from fe_rodcontact.contact.obstacles import Obstacle
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.mesh import RodMesh
-from fe_rodcontact.mpi_rows import exchange_rows, gather_rows
 
 __all__ = [
     "KIND_OBSTACLE",
@@ -189,29 +188,6 @@ class RawContacts:
             np.zeros((0, 2), np.int64),
         )
 
-    def as_rows(self) -> FloatArray:
-        """The contacts as (n, 28) float64 rows (integers and flags exactly; for MPI)."""
-        n = len(self)
-        return np.column_stack(
-            [
-                np.asarray(getattr(self, f), dtype=float).reshape(n, _row_width(getattr(self, f)))
-                for f in self.fields()
-            ]
-        )
-
-    @staticmethod
-    def from_rows(rows: FloatArray) -> "RawContacts":
-        """The contacts of :meth:`as_rows`."""
-        template = RawContacts.empty()
-        values, start = [], 0
-        for name in RawContacts.fields():
-            kind = getattr(template, name)
-            width = _row_width(kind)
-            column = rows[:, start : start + width].reshape(len(rows), *kind.shape[1:])
-            values.append(column.astype(kind.dtype))
-            start += width
-        return RawContacts(*values)
-
     @staticmethod
     def concatenate(parts: "Sequence[RawContacts]") -> "RawContacts":
         """All contacts of several sets."""
@@ -222,11 +198,6 @@ class RawContacts:
         return RawContacts(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in RawContacts.fields())
         )
-
-
-def _row_width(field_values: npt.NDArray) -> int:
-    """Values per contact of a :class:`RawContacts` field ((n,) → 1, (n, 3) → 3)."""
-    return int(np.prod(field_values.shape[1:], dtype=np.int64))
 
 
 @dataclass
@@ -389,24 +360,17 @@ class _NeighbourList:
         if comm.size == 1:
             return local, self.owner, 0
         outgoing = [
-            local.coefficients[index if q != comm.rank else index[:0]]
+            local.coefficients[index] if len(index) and q != comm.rank else None
             for q, index in enumerate(self.send_index)
         ]
-        sent = sum(c.nbytes for c in outgoing)
-        incoming = exchange_rows(comm, outgoing, 12)
+        sent = sum(c.nbytes for c in outgoing if c is not None)
+        incoming = comm.alltoall(outgoing)
         parts = [local]
         for old, fresh in zip(self.received, incoming, strict=True):
             if len(old):
                 parts.append(
                     SegmentArrays(
-                        old.rod,
-                        old.element,
-                        fresh.reshape(-1, 4, 3),
-                        old.s0,
-                        old.s1,
-                        old.radius,
-                        old.first,
-                        old.last,
+                        old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
                     )
                 )
         return SegmentArrays.concatenate(parts), self.owner, sent
@@ -630,11 +594,13 @@ class ContactSearch:
         stats.seconds["narrow"] = perf_counter() - clock
 
         clock = perf_counter()
+        pieces = [mine]
         if comm.size > 1:
-            rows = mine.as_rows()
-            stats.bytes_sent += rows.nbytes * (comm.size - 1)
-            mine = RawContacts.from_rows(gather_rows(comm, rows))
-        contacts = self._select(mine)
+            pieces = comm.allgather(mine)
+            stats.bytes_sent += sum(getattr(mine, f).nbytes for f in RawContacts.fields()) * (
+                comm.size - 1
+            )
+        contacts = self._select(RawContacts.concatenate(pieces))
         stats.seconds["select"] = perf_counter() - clock
         self.statistics = stats
         return contacts
