@@ -159,7 +159,13 @@ def test_smooth_kernel_path_has_no_kinks_at_nodes(comm):
     assert np.max(np.abs(gaps - gaps[0])) <= 1e-10 * R
 
 
-def test_rod_rolls_down_a_slope(comm):
+def rod_on_slope(comm, prefix: str = "slope_", **dynamics):
+    """A stiff solid rod (E = 1e6) lying along a slope α = 0.3 under gravity, in rolling contact.
+
+    Returns:
+        (problem, rolling, rod, section, g, α, the slope's unit normal); ``dynamics`` go to
+        :class:`DynamicProblem` (e.g. the integrator).
+    """
     g, alpha = 9.81, 0.3
     section = Section.circular(radius=R, E=1e6, nu=0.3, density=1.0)
     normal = np.array([0.0, np.sin(alpha), np.cos(alpha)])
@@ -170,8 +176,18 @@ def test_rod_rolls_down_a_slope(comm):
     slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
     rolling = RollingContact(rod, obstacles=[slope], friction_coefficient=1.0)
     problem = DynamicProblem(
-        rod, [], [Gravity((0, 0, -g))], petsc_options_prefix="slope_", contributions=[rolling]
+        rod,
+        [],
+        [Gravity((0, 0, -g))],
+        petsc_options_prefix=prefix,
+        contributions=[rolling],
+        **dynamics,
     )
+    return problem, rolling, rod, section, g, alpha, normal
+
+
+def test_rod_rolls_down_a_slope(comm):
+    problem, rolling, rod, section, g, alpha, normal = rod_on_slope(comm)
     t_end = 0.2
     problem.solve(t_end, TimeStepping(dt=0.01))
     down = np.array([0.0, np.cos(alpha), -np.sin(alpha)])

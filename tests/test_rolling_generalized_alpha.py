@@ -35,17 +35,15 @@ from mpi4py import MPI
 
 import numpy as np
 import pytest
-from test_rolling import SECTION, R
+from test_rolling import SECTION, R, rod_on_slope
 
 from fe_rodcontact.contact import ObstaclePotential, Plane, RepulsiveLaw
 from fe_rodcontact.contact.rolling import RollingContact
 from fe_rodcontact.curves import straight
 from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.loads import Gravity
 from fe_rodcontact.mesh import create_rod_mesh
 from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
 
 ANGULAR_TOLERANCE = 1e-4
 """Relative change of the angular momentum with contact (measured 1.8e-5 at ρ∞ = 0.8).
@@ -55,25 +53,13 @@ Generalized-α does not conserve it exactly: free rods without contact drift by 
 
 
 def slope_problem(comm, spectral_radius):
-    g, alpha = 9.81, 0.3
-    section = Section.circular(radius=R, E=1e6, nu=0.3, density=1.0)
-    normal = np.array([0.0, np.sin(alpha), np.cos(alpha)])
-    rods = create_rod_mesh(
-        comm, [straight(tuple(R * normal), tuple(R * normal + [1.0, 0.0, 0.0]))], elements=8
-    )
-    rod = CosseratRod(rods, section)
-    slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
-    rolling = RollingContact(rod, obstacles=[slope], friction_coefficient=1.0)
-    problem = DynamicProblem(
-        rod,
-        [],
-        [Gravity((0, 0, -g))],
-        petsc_options_prefix="ga_slope_",
-        contributions=[rolling],
+    """The rod on the slope of test_rolling.py, integrated by generalized-α."""
+    return rod_on_slope(
+        comm,
+        "ga_slope_",
         integrator="generalized-alpha",
         spectral_radius=spectral_radius,
     )
-    return problem, rolling, rod, section, g, alpha, normal
 
 
 def test_rod_rolls_down_a_slope_with_generalized_alpha(comm):
