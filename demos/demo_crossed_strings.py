@@ -257,6 +257,7 @@ if comm.rank == 0:
         axes.set_box_aspect((1, 1, 0.3))
     figure.tight_layout()
     figure.savefig(args.out_dir / "snapshots.png", dpi=120)
+    plt.close(figure)  # the demo may run several times in one process (benchmarks)
 
     figure, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     axes[0].plot(t, [r["s_a"] - L / 2 for r in records], label="s_a − L/2")
@@ -271,6 +272,7 @@ if comm.rank == 0:
     axes[2].set(xlabel="t [s]", ylabel="|E − E₀|/E₀", title="energy")
     figure.tight_layout()
     figure.savefig(args.out_dir / "contact.png", dpi=120)
+    plt.close(figure)
 
     times, values = np.array(harmonic).T
     frequencies = np.fft.rfftfreq(len(values), d=args.dt)
@@ -282,4 +284,5 @@ if comm.rank == 0:
     axis.legend()
     figure.tight_layout()
     figure.savefig(args.out_dir / "spectrum.png", dpi=120)
+    plt.close(figure)
     print(f"wrote {args.out_dir.resolve()}")
