@@ -106,7 +106,7 @@ def create_string_mesh(
         cells = np.column_stack([np.arange(num_cells), (np.arange(num_cells) + 1) % num_cells])
     else:
         x = np.zeros((0, 2))
-        cells = np.zeros((0, 2))
+        cells = np.zeros((0, 2), dtype=np.int64)
     element = basix.ufl.element("Lagrange", "interval", 1, shape=(2,))
     msh = dmesh.create_mesh(comm, cells.astype(np.int64), element, x)
     return msh, geom
