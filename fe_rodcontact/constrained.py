@@ -14,8 +14,19 @@ with public callbacks :meth:`ConstrainedNewton.residual` and :meth:`ConstrainedN
 Layout: the multipliers (a few per contact) are owned by rank 0 and follow its rod dofs, the
 stacked layout of a MatNest converted to AIJ; the matrix is assembled through PETSc's COO
 interface, whose pattern is set once per solve (contact stencils are fixed during a solve) and
-whose values are written in one call per iteration. The linear solves are LU by MUMPS (serially
-too): the zero multiplier block needs pivoting, which PETSc's own LU does not do.
+whose values are written in one call per iteration.
+
+The linear solves are direct. On several ranks they are MUMPS's LU, which pivots where the zero
+multiplier block needs it. Serially they are PETSc's own LU (3–4 times faster than MUMPS on
+these banded rod matrices), which does not pivot; the unknowns are therefore numbered in an
+order of elimination that never meets a zero pivot (:func:`elimination_positions`): the rod
+dofs in nested-dissection order, each multiplier right after the last rod dof its row couples.
+When the rod block is positive definite (the mass term of a time step; a stable statics
+state), every leading block of that order is a saddle-point matrix whose constraint rows are
+independent on its rod dofs, so every pivot is nonzero. Where that fails (an indefinite rod
+block, a near-zero pivot caught by the PC or by the residual check of
+:class:`~fe_rodcontact.solvecheck.LinearSolveCheck`), the solve is repeated from its start with
+MUMPS: decided per solve, so a restarted run repeats the same choices.
 """
 
 import itertools
@@ -39,7 +50,13 @@ from fe_rodcontact.newton import (
 )
 from fe_rodcontact.solvecheck import LinearSolveCheck
 
-__all__ = ["ConstrainedNewton", "combine"]
+__all__ = [
+    "ConstrainedNewton",
+    "combine",
+    "elimination_positions",
+    "rod_blocks",
+    "rods_by_contacts",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -127,6 +144,114 @@ def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointL
     )
 
 
+def rod_blocks(rod_rank: IntArray, rows: IntArray, cols: IntArray) -> IntArray:
+    """The separate rods in a fill-reducing order of the rod block, as runs of places.
+
+    Nested dissection orders each connected part of the graph (a rod) in one run of places, so
+    the runs are the places between cuts that no entry of the rod block spans.
+
+    Args:
+        rod_rank: Place of each rod dof in the order.
+        rows: Rows of the rod block's entries.
+        cols: Their columns.
+
+    Returns:
+        The run (0, 1, …) of each place.
+    """
+    n = len(rod_rank)
+    low = np.minimum(rod_rank[rows], rod_rank[cols])
+    high = np.maximum(rod_rank[rows], rod_rank[cols])
+    # entries spanning the cut after place p: those with low ≤ p < high
+    spanning = np.cumsum(np.bincount(low, minlength=n + 1) - np.bincount(high, minlength=n + 1))
+    return np.concatenate([[0], np.cumsum(spanning[: n - 1] == 0)]).astype(np.int64)
+
+
+def rods_by_contacts(
+    rod_rank: IntArray, block: IntArray, rows: IntArray, cols: IntArray
+) -> IntArray:
+    """A rod order in which the contacts' dofs are eliminated last, and their rods last.
+
+    Two things keep the multipliers from filling the factors in:
+
+    - A rod eliminated before its contact partners leaves all the multipliers it couples
+      joined to its last dofs: they fill in as one dense block. So the runs (rods) are sorted
+      by the number of multipliers they couple, the most coupled last (the longer run last
+      where the numbers are equal); a multiplier then goes right after the few dofs of its
+      last rod (:func:`elimination_positions`). Rods tied to each other in loops (several
+      contacts between the same two rods) still fill in along the loops, as in any order.
+    - A banded elimination that passes a contact before the other rod is eliminated carries
+      the coupling to that rod along its front. So each run is eliminated from both of its
+      ends towards its contacts (its places before the first contact's dofs in their order,
+      those after the last one in reverse), then from its first contact to its last.
+
+    Args:
+        rod_rank: Place of each rod dof in a banded order of the rod block.
+        block: The run of each place (:func:`rod_blocks`).
+        rows: Rows of the point terms' entries (stacked numbering, multipliers from n on).
+        cols: Their columns.
+
+    Returns:
+        The new place of each rod dof.
+    """
+    n = len(rod_rank)
+    if n == 0:
+        return rod_rank
+    num_blocks = int(block[-1]) + 1
+    coupling = (rows < n) != (cols < n)
+    places = rod_rank[np.where(rows < n, rows, cols)[coupling]]
+    multipliers = np.where(rows < n, cols, rows)[coupling]
+    pairs = np.unique(multipliers * num_blocks + block[places])
+    load = np.bincount(pairs % num_blocks, minlength=num_blocks)
+    lengths = np.bincount(block, minlength=num_blocks)
+    position = np.empty(num_blocks, np.int64)
+    position[np.lexsort((lengths, load))] = np.arange(num_blocks)
+    first = np.full(num_blocks, n, np.int64)
+    last = np.full(num_blocks, -1, np.int64)
+    np.minimum.at(first, block[places], places)
+    np.maximum.at(last, block[places], places)
+    all_places = np.arange(n)
+    head = all_places < first[block]
+    tail = all_places > last[block]
+    within = np.where(head, all_places, np.where(tail, 2 * n - all_places, 2 * n + 1 + all_places))
+    key = position[block] * (3 * n + 2) + within
+    new_place = np.empty(n, np.int64)
+    new_place[np.argsort(key)] = all_places
+    return new_place[rod_rank]
+
+
+def elimination_positions(
+    rod_rank: IntArray, rows: IntArray, cols: IntArray, num_multipliers: int
+) -> IntArray:
+    """Positions of the unknowns in an order of elimination for PETSc's LU (no pivoting).
+
+    Args:
+        rod_rank: Place of each rod dof in a fill-reducing order of the rod block (n entries).
+        rows: Rows of the point terms' entries in the stacked numbering (rod dofs 0 … n − 1,
+            multipliers n … n + m − 1).
+        cols: Their columns.
+        num_multipliers: m.
+
+    Returns:
+        For each unknown of the stacked numbering, its index in the order: the rod dofs keep
+        their order, and each multiplier follows the last (in that order) of the rod dofs its
+        row and column couple; multipliers with no rod dof (an empty row: singular) go last.
+    """
+    n = len(rod_rank)
+    last = np.full(num_multipliers, -1, np.int64)
+    in_row = (rows >= n) & (cols < n)
+    np.maximum.at(last, rows[in_row] - n, rod_rank[cols[in_row]])
+    in_column = (rows < n) & (cols >= n)
+    np.maximum.at(last, cols[in_column] - n, rod_rank[rows[in_column]])
+    last[last < 0] = n
+    # Rod dof k sorts at 2k, a multiplier after its last dof k at 2k + 1; a stable sort keeps
+    # the multipliers of one contact together, in their order.
+    keys = np.concatenate([2 * rod_rank, 2 * last + 1])
+    order = np.argsort(keys, kind="stable")
+    positions = np.empty_like(order)
+    positions[order] = np.arange(len(order))
+    return positions
+
+
 class ConstrainedNewton:
     """Newton's method on the rods with point contributions (see the module docs).
 
@@ -134,7 +259,11 @@ class ConstrainedNewton:
         problem: The rod's Newton problem (residual, Jacobian, Dirichlet conditions).
         contributions: The point contributions.
         petsc_options_prefix: Prefix of this SNES's options (non-empty).
-        petsc_options: SNES options (tolerances; the linear solver is MUMPS LU).
+        petsc_options: SNES options (tolerances; the linear solver is chosen here, see the
+            module docs).
+
+    Attributes:
+        lu_fallbacks: Solves repeated with MUMPS after PETSc's LU failed (serial only).
     """
 
     def __init__(
@@ -149,10 +278,15 @@ class ConstrainedNewton:
         self._contributions = tuple(contributions)
         self._prefix = petsc_options_prefix
         self._options = dict(petsc_options or {})
-        self._options.update({"ksp_type": "preonly", "pc_type": "lu"})
-        self._options["pc_factor_mat_solver_type"] = "mumps"
         space = problem.unknown.function_space
         self._comm: MPI.Comm = space.mesh.comm
+        self._ordered = self._comm.size == 1
+        self._options.update({"ksp_type": "preonly", "pc_type": "lu"})
+        if self._ordered:
+            self._options["pc_factor_mat_solver_type"] = "petsc"
+            self._options["pc_factor_mat_ordering_type"] = "natural"
+        else:
+            self._options["pc_factor_mat_solver_type"] = "mumps"
         index_map = space.dofmap.index_map
         bs = space.dofmap.index_map_bs
         self._n = index_map.size_local * bs
@@ -172,6 +306,13 @@ class ConstrainedNewton:
         self._contact: _ContactPattern | None = None
         self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
+        self._rod_rank: IntArray | None = None
+        self._rod_csr: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
+        self._rod_view: PETSc.Mat | None = None
+        self._rod_block = np.zeros(0, np.int64)
+        self._rod_slot: slice | IntArray = slice(0, self._n)
+        self._multiplier_slot: slice | IntArray = slice(self._n, None)
+        self.lu_fallbacks = 0
         self._linearised: tuple[tuple[int, int], PointLinearisation] | None = None
         self._check = LinearSolveCheck()
         self._sizes: list[int] = []
@@ -181,7 +322,7 @@ class ConstrainedNewton:
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
-        for name in ("_snes", "_A", "_X", "_F", "_x_rod", "_b_rod"):
+        for name in ("_snes", "_A", "_X", "_F", "_x_rod", "_b_rod", "_rod_view"):
             obj = getattr(self, name, None)
             if obj is not None:
                 obj.destroy()
@@ -212,7 +353,7 @@ class ConstrainedNewton:
         """Vectors, matrix and SNES for m multipliers (rebuilt when m changes)."""
         if m == self._m:
             return
-        for name in ("_snes", "_A", "_X", "_F"):
+        for name in ("_snes", "_A", "_X", "_F", "_rod_view"):
             obj = getattr(self, name)
             if obj is not None:
                 obj.destroy()
@@ -225,6 +366,8 @@ class ConstrainedNewton:
         self._A.setType("aij")
         self._contact = None
         self._rod_indices = None
+        self._rod_view = None
+        self._rod_slot, self._multiplier_slot = slice(0, self._n), slice(self._n, None)
         self._snes = PETSc.SNES().create(self._comm)
         self._snes.setFunction(_weak(self.residual), self._F)
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
@@ -237,12 +380,39 @@ class ConstrainedNewton:
     def solve(self) -> tuple[bool, int]:
         """Newton from the current rod state and the contributions' initial multipliers.
 
+        Serially, a solve whose linear solve failed with PETSc's LU is repeated from its start
+        with MUMPS (module docs); the iterations of both count.
+
         Returns:
             (converged, iterations); the rod state and :attr:`multipliers` hold the last iterate.
         """
         self._sizes = [c.num_multipliers for c in self._contributions]
         m = int(sum(self._sizes))
         self._layout(m)
+        start = self._problem.unknown.x.array.copy()
+        converged, iterations, linear_failure = self._newton()
+        if linear_failure and self._ordered:
+            self.lu_fallbacks += 1
+            self._problem.unknown.x.array[:] = start
+            self._factor_with("mumps")
+            try:
+                converged, more, _ = self._newton()
+            finally:
+                self._factor_with("petsc")
+            iterations += more
+        return converged, iterations
+
+    def _factor_with(self, package: str) -> None:
+        """Let the next factorisations use ``package`` (``"petsc"``: in the order set here)."""
+        assert self._snes is not None
+        pc = self._snes.getKSP().getPC()
+        pc.reset()
+        pc.setFactorSolverType(package)
+        if package == "petsc":
+            pc.setFactorOrdering("natural")
+
+    def _newton(self) -> tuple[bool, int, bool]:
+        """One SNES solve from the start state: (converged, iterations, linear solve failed)."""
         assert self._X is not None and self._snes is not None
         self._problem.pack()
         self._linearised = None
@@ -253,9 +423,9 @@ class ConstrainedNewton:
             else np.zeros(0)
         )
         array = self._X.getArray()
-        array[: self._n] = unknown.x.array[: self._n]
+        array[self._rod_slot] = unknown.x.array[: self._n]
         if self._comm.rank == 0:
-            array[self._n :] = start
+            array[self._multiplier_slot] = start
         self._set_pattern(self._X)
         error = None
         try:
@@ -266,6 +436,7 @@ class ConstrainedNewton:
         self._take(self._X)
         reason = self._snes.getConvergedReason()
         converged = reason > 0 and not errors
+        linear_failure = bool(errors) or reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE
         if errors:
             self._failure = errors[0]
         elif not converged:
@@ -277,7 +448,7 @@ class ConstrainedNewton:
                 max(self._snes.getTolerances()[1], self._problem.stall_floor),
             )
             converged = self._failure is None
-        return converged, int(self._snes.getIterationNumber())
+        return converged, int(self._snes.getIterationNumber()), linear_failure
 
     def split_multipliers(self) -> list[FloatArray]:
         """:attr:`multipliers` split per contribution."""
@@ -288,12 +459,12 @@ class ConstrainedNewton:
     def _take(self, X: PETSc.Vec) -> None:
         """Copy X into the rod state (with ghosts) and the multipliers (on every rank)."""
         values = X.getArray(readonly=True)
-        self._x_rod.getArray()[:] = values[: self._n]
+        self._x_rod.getArray()[:] = values[self._rod_slot]
         dolfinx.la.petsc._ghost_update(
             self._x_rod, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD
         )
         dolfinx.fem.petsc.assign(self._x_rod, self._problem.unknown)
-        mine = values[self._n :].copy() if self._comm.rank == 0 else None
+        mine = values[self._multiplier_slot].copy() if self._comm.rank == 0 else None
         self.multipliers = self._comm.bcast(mine, root=0)
 
     def _linearise(self, X: PETSc.Vec) -> PointLinearisation:
@@ -325,9 +496,9 @@ class ConstrainedNewton:
         finally:
             self._problem.point_residual = None
         out = F.getArray()
-        out[: self._n] = self._b_rod.getArray(readonly=True)[: self._n]
+        out[self._rod_slot] = self._b_rod.getArray(readonly=True)[: self._n]
         if self._comm.rank == 0:
-            out[self._n :] = linearised.constraint
+            out[self._multiplier_slot] = linearised.constraint
 
     def _contact_pattern(self, linearised: PointLinearisation) -> _ContactPattern:
         """The place of the point terms' entries in the constrained Jacobian (this rank's rows)."""
@@ -380,6 +551,13 @@ class ConstrainedNewton:
             indptr, columns, _ = rod_matrix.getValuesCSR()
             rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
             self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
+            if self._ordered:
+                rperm, _ = rod_matrix.getOrdering(PETSc.Mat.OrderingType.RCM)
+                self._rod_rank = np.empty(self._n, np.int64)
+                self._rod_rank[rperm.getIndices()] = np.arange(self._n)
+                rperm.destroy()
+                self._rod_block = rod_blocks(self._rod_rank, *self._rod_indices)
+                self._rod_csr = (indptr, columns)
         contact = self._contact_pattern(linearised)
         if self._contact is not None:
             changed |= not (
@@ -392,7 +570,11 @@ class ConstrainedNewton:
         assert self._snes is not None and self._A is not None
         rows = np.concatenate([self._rod_indices[0], contact.rows])
         cols = np.concatenate([self._rod_indices[1], contact.cols])
+        if self._ordered:
+            rows, cols = self._renumber(X, contact, rows, cols)
         self._values = np.zeros(len(rows))
+        if self._ordered:
+            self._share_rod_values()
         sizes = self._A.getSizes()
         self._A.destroy()
         self._A = PETSc.Mat().create(comm=self._comm)
@@ -401,18 +583,62 @@ class ConstrainedNewton:
         self._A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
 
+    def _share_rod_values(self) -> None:
+        """A rod matrix that stores its values in the rod part of the COO values (serial).
+
+        The rod Jacobian is then assembled straight into the array that ``setValuesCOO``
+        reads, instead of being copied out of the rod matrix every iteration.
+        """
+        assert self._rod_csr is not None
+        if self._rod_view is not None:
+            self._rod_view.destroy()
+        indptr, columns = self._rod_csr
+        rod_matrix = self._problem.matrix
+        self._rod_view = PETSc.Mat().createAIJWithArrays(
+            (self._n, self._n),
+            (indptr, columns, self._values[: len(columns)]),
+            comm=PETSc.COMM_SELF,
+        )
+        # DOLFINx assembles with MatSetValuesBlockedLocal: the block size must be the rod's.
+        self._rod_view.setBlockSize(rod_matrix.getBlockSize())
+        self._rod_view.setLGMap(*rod_matrix.getLGMap())
+
+    def _renumber(
+        self, X: PETSc.Vec, contact: _ContactPattern, rows: IntArray, cols: IntArray
+    ) -> tuple[IntArray, IntArray]:
+        """Number the unknowns in the order of elimination of this pattern (serial).
+
+        Moves X's values to their new places (its linearisation stays valid) and returns the
+        pattern's (rows, cols) in the new numbering.
+        """
+        assert self._rod_rank is not None
+        rank = rods_by_contacts(self._rod_rank, self._rod_block, contact.rows, contact.cols)
+        positions = elimination_positions(rank, contact.rows, contact.cols, self._m)
+        array = X.getArray()
+        rod, multipliers = array[self._rod_slot].copy(), array[self._multiplier_slot].copy()
+        self._rod_slot, self._multiplier_slot = positions[: self._n], positions[self._n :]
+        array[self._rod_slot], array[self._multiplier_slot] = rod, multipliers
+        if self._linearised is not None:
+            self._linearised = ((X.handle, X.stateGet()), self._linearised[1])
+        return positions[rows], positions[cols]
+
     def jacobian(
         self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
     ) -> None:
         """[[J + K, G], [C, D]] into A (COO, in the pattern set for this solve)."""
         linearised = self._linearise(X)
-        rod_matrix = self._problem.matrix
-        self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
-        _, columns, rod_values = rod_matrix.getValuesCSR()
-        assert self._rod_indices is not None and len(columns) == len(self._rod_indices[1])
+        assert self._rod_indices is not None
         if self._contact is None or not self._contact.matches(linearised):
             raise RuntimeError("the point terms changed their pattern during a solve.")
-        self._values[: len(rod_values)] = rod_values
-        self._values[len(rod_values) :] = self._contact.values(linearised)
+        rod_entries = len(self._rod_indices[1])
+        if self._rod_view is not None:
+            self._problem.assemble_jacobian(None, self._x_rod, self._rod_view, None)
+        else:
+            rod_matrix = self._problem.matrix
+            self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+            _, columns, rod_values = rod_matrix.getValuesCSR()
+            assert len(columns) == rod_entries
+            self._values[:rod_entries] = rod_values
+        self._values[rod_entries:] = self._contact.values(linearised)
         A.setValuesCOO(self._values, addv=PETSc.InsertMode.INSERT_VALUES)
         A.assemble()

@@ -320,6 +320,11 @@ class DynamicProblem:
         return self._problem.solver
 
     @property
+    def constrained_solver(self) -> ConstrainedNewton | None:
+        """The Newton of the steps with point contributions (``None`` without them)."""
+        return self._constrained
+
+    @property
     def residual(self) -> ufl.Form:
         """The step residual."""
         return self._integrator.residual
