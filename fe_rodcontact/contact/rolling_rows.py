@@ -140,7 +140,7 @@ def _group_rows(
         ]
     )
     # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
-    moved = np.einsum("nsab,nskbc->nkac", _skew_many(geometry.taus), geometry.lever_derivative)
+    moved = (_skew_many(geometry.taus)[:, :, None] @ geometry.lever_derivative).sum(axis=1)
     translation_rows, rotation_rows = identity + moved, -lever_cross
     if geometry.end is not None:
         translation_rows, rotation_rows = _held_rows(geometry, translation_rows, rotation_rows)
@@ -158,8 +158,8 @@ def _group_rows(
         multiplier_blocks.append(_blocks(rows_mu[j], rows_mu[j], block_mu[None, None]))
     constraint[group.index] = rolling
     # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
-    block = -w[..., None, None, None] * np.einsum(
-        "nab,nkjbc->nkjac", _skew_many(mu), geometry.node_lever_derivatives()
+    block = -w[..., None, None, None] * (
+        _skew_many(mu)[:, None, None] @ geometry.node_lever_derivatives()
     )
     return PointLinearisation(
         force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
