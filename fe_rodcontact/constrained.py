@@ -104,6 +104,15 @@ class _ContactPattern:
         return np.concatenate([*kept, np.zeros(diagonal)])
 
 
+@dataclass(frozen=True)
+class _Linearised:
+    """The point terms at one iterate: its (vector, state), its values, the linearisation."""
+
+    key: tuple[int, int]
+    values: FloatArray
+    linearised: PointLinearisation
+
+
 def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
     return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
 
@@ -313,7 +322,7 @@ class ConstrainedNewton:
         self._rod_slot: slice | IntArray = slice(0, self._n)
         self._multiplier_slot: slice | IntArray = slice(self._n, None)
         self.lu_fallbacks = 0
-        self._linearised: tuple[tuple[int, int], PointLinearisation] | None = None
+        self._linearised: _Linearised | None = None
         self._check = LinearSolveCheck()
         self._sizes: list[int] = []
         self.multipliers = np.zeros(0)
@@ -436,7 +445,9 @@ class ConstrainedNewton:
         self._take(self._X)
         reason = self._snes.getConvergedReason()
         converged = reason > 0 and not errors
-        linear_failure = bool(errors) or reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE
+        # A factorisation that failed or a solution that the check rejected (not a PETSc error
+        # raised through the solve: that leaves the vectors locked, and is not the LU's doing).
+        linear_failure = not errors and reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE
         if errors:
             self._failure = errors[0]
         elif not converged:
@@ -468,16 +479,29 @@ class ConstrainedNewton:
         self.multipliers = self._comm.bcast(mine, root=0)
 
     def _linearise(self, X: PETSc.Vec) -> PointLinearisation:
+        """The point terms at X, computed once per iterate.
+
+        SNES's line search evaluates the residual at a work vector and then copies it into the
+        solution vector, where the Jacobian is asked for: a new (vector, state) with the same
+        values. Those are recognised by their values (on every rank alike), which saves one
+        linearisation per Newton iteration.
+        """
+        cached = self._linearised
         key = (X.handle, X.stateGet())
-        if self._linearised is not None and self._linearised[0] == key:
-            return self._linearised[1]
+        if cached is not None:
+            if cached.key == key:
+                return cached.linearised
+            same = np.array_equal(X.getArray(readonly=True), cached.values)
+            if self._comm.allreduce(same, op=MPI.LAND):
+                self._linearised = _Linearised(key, cached.values, cached.linearised)
+                return cached.linearised
         self._take(X)
         parts = [
             c.linearise(mu)
             for c, mu in zip(self._contributions, self.split_multipliers(), strict=True)
         ]
         linearised = combine(parts, self._sizes)
-        self._linearised = (key, linearised)
+        self._linearised = _Linearised(key, X.getArray(readonly=True).copy(), linearised)
         return linearised
 
     def residual(self, _snes: PETSc.SNES | None, X: PETSc.Vec, F: PETSc.Vec) -> None:
@@ -619,7 +643,9 @@ class ConstrainedNewton:
         self._rod_slot, self._multiplier_slot = positions[: self._n], positions[self._n :]
         array[self._rod_slot], array[self._multiplier_slot] = rod, multipliers
         if self._linearised is not None:
-            self._linearised = ((X.handle, X.stateGet()), self._linearised[1])
+            self._linearised = _Linearised(
+                (X.handle, X.stateGet()), array.copy(), self._linearised.linearised
+            )
         return positions[rows], positions[cols]
 
     def jacobian(
