@@ -19,12 +19,10 @@ whose values are written in one call per iteration.
 The linear solves are direct. On several ranks they are MUMPS's LU, which pivots where the zero
 multiplier block needs it. Serially they are PETSc's own LU (3–4 times faster than MUMPS on
 these banded rod matrices), which does not pivot; the unknowns are therefore numbered in an
-order of elimination that never meets a zero pivot (:func:`elimination_positions`): the rod
-dofs in nested-dissection order, each multiplier right after the last rod dof its row couples.
-When the rod block is positive definite (the mass term of a time step; a stable statics
-state), every leading block of that order is a saddle-point matrix whose constraint rows are
-independent on its rod dofs, so every pivot is nonzero. Where that fails (an indefinite rod
-block, a near-zero pivot caught by the PC or by the residual check of
+order of elimination that never meets a zero pivot when the rod block is positive definite
+(:mod:`fe_rodcontact.elimination`), and the rod Jacobian is assembled into a matrix that
+stores its values in the rod part of the COO values (no copy). Where the order fails (an
+indefinite rod block, a near-zero pivot caught by the PC or by the residual check of
 :class:`~fe_rodcontact.solvecheck.LinearSolveCheck`), the solve is repeated from its start with
 MUMPS: decided per solve, so a restarted run repeats the same choices.
 """
@@ -42,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contributions import PointContribution, PointLinearisation
+from fe_rodcontact.elimination import EliminationOrder
 from fe_rodcontact.newton import (
     NewtonProblem,
     _set_options,
@@ -50,13 +49,7 @@ from fe_rodcontact.newton import (
 )
 from fe_rodcontact.solvecheck import LinearSolveCheck
 
-__all__ = [
-    "ConstrainedNewton",
-    "combine",
-    "elimination_positions",
-    "rod_blocks",
-    "rods_by_contacts",
-]
+__all__ = ["ConstrainedNewton", "combine"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -153,114 +146,6 @@ def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointL
     )
 
 
-def rod_blocks(rod_rank: IntArray, rows: IntArray, cols: IntArray) -> IntArray:
-    """The separate rods in a fill-reducing order of the rod block, as runs of places.
-
-    Nested dissection orders each connected part of the graph (a rod) in one run of places, so
-    the runs are the places between cuts that no entry of the rod block spans.
-
-    Args:
-        rod_rank: Place of each rod dof in the order.
-        rows: Rows of the rod block's entries.
-        cols: Their columns.
-
-    Returns:
-        The run (0, 1, …) of each place.
-    """
-    n = len(rod_rank)
-    low = np.minimum(rod_rank[rows], rod_rank[cols])
-    high = np.maximum(rod_rank[rows], rod_rank[cols])
-    # entries spanning the cut after place p: those with low ≤ p < high
-    spanning = np.cumsum(np.bincount(low, minlength=n + 1) - np.bincount(high, minlength=n + 1))
-    return np.concatenate([[0], np.cumsum(spanning[: n - 1] == 0)]).astype(np.int64)
-
-
-def rods_by_contacts(
-    rod_rank: IntArray, block: IntArray, rows: IntArray, cols: IntArray
-) -> IntArray:
-    """A rod order in which the contacts' dofs are eliminated last, and their rods last.
-
-    Two things keep the multipliers from filling the factors in:
-
-    - A rod eliminated before its contact partners leaves all the multipliers it couples
-      joined to its last dofs: they fill in as one dense block. So the runs (rods) are sorted
-      by the number of multipliers they couple, the most coupled last (the longer run last
-      where the numbers are equal); a multiplier then goes right after the few dofs of its
-      last rod (:func:`elimination_positions`). Rods tied to each other in loops (several
-      contacts between the same two rods) still fill in along the loops, as in any order.
-    - A banded elimination that passes a contact before the other rod is eliminated carries
-      the coupling to that rod along its front. So each run is eliminated from both of its
-      ends towards its contacts (its places before the first contact's dofs in their order,
-      those after the last one in reverse), then from its first contact to its last.
-
-    Args:
-        rod_rank: Place of each rod dof in a banded order of the rod block.
-        block: The run of each place (:func:`rod_blocks`).
-        rows: Rows of the point terms' entries (stacked numbering, multipliers from n on).
-        cols: Their columns.
-
-    Returns:
-        The new place of each rod dof.
-    """
-    n = len(rod_rank)
-    if n == 0:
-        return rod_rank
-    num_blocks = int(block[-1]) + 1
-    coupling = (rows < n) != (cols < n)
-    places = rod_rank[np.where(rows < n, rows, cols)[coupling]]
-    multipliers = np.where(rows < n, cols, rows)[coupling]
-    pairs = np.unique(multipliers * num_blocks + block[places])
-    load = np.bincount(pairs % num_blocks, minlength=num_blocks)
-    lengths = np.bincount(block, minlength=num_blocks)
-    position = np.empty(num_blocks, np.int64)
-    position[np.lexsort((lengths, load))] = np.arange(num_blocks)
-    first = np.full(num_blocks, n, np.int64)
-    last = np.full(num_blocks, -1, np.int64)
-    np.minimum.at(first, block[places], places)
-    np.maximum.at(last, block[places], places)
-    all_places = np.arange(n)
-    head = all_places < first[block]
-    tail = all_places > last[block]
-    within = np.where(head, all_places, np.where(tail, 2 * n - all_places, 2 * n + 1 + all_places))
-    key = position[block] * (3 * n + 2) + within
-    new_place = np.empty(n, np.int64)
-    new_place[np.argsort(key)] = all_places
-    return new_place[rod_rank]
-
-
-def elimination_positions(
-    rod_rank: IntArray, rows: IntArray, cols: IntArray, num_multipliers: int
-) -> IntArray:
-    """Positions of the unknowns in an order of elimination for PETSc's LU (no pivoting).
-
-    Args:
-        rod_rank: Place of each rod dof in a fill-reducing order of the rod block (n entries).
-        rows: Rows of the point terms' entries in the stacked numbering (rod dofs 0 … n − 1,
-            multipliers n … n + m − 1).
-        cols: Their columns.
-        num_multipliers: m.
-
-    Returns:
-        For each unknown of the stacked numbering, its index in the order: the rod dofs keep
-        their order, and each multiplier follows the last (in that order) of the rod dofs its
-        row and column couple; multipliers with no rod dof (an empty row: singular) go last.
-    """
-    n = len(rod_rank)
-    last = np.full(num_multipliers, -1, np.int64)
-    in_row = (rows >= n) & (cols < n)
-    np.maximum.at(last, rows[in_row] - n, rod_rank[cols[in_row]])
-    in_column = (rows < n) & (cols >= n)
-    np.maximum.at(last, cols[in_column] - n, rod_rank[rows[in_column]])
-    last[last < 0] = n
-    # Rod dof k sorts at 2k, a multiplier after its last dof k at 2k + 1; a stable sort keeps
-    # the multipliers of one contact together, in their order.
-    keys = np.concatenate([2 * rod_rank, 2 * last + 1])
-    order = np.argsort(keys, kind="stable")
-    positions = np.empty_like(order)
-    positions[order] = np.arange(len(order))
-    return positions
-
-
 class ConstrainedNewton:
     """Newton's method on the rods with point contributions (see the module docs).
 
@@ -315,10 +200,9 @@ class ConstrainedNewton:
         self._contact: _ContactPattern | None = None
         self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
-        self._rod_rank: IntArray | None = None
+        self._order: EliminationOrder | None = None
         self._rod_csr: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
         self._rod_view: PETSc.Mat | None = None
-        self._rod_block = np.zeros(0, np.int64)
         self._rod_slot: slice | IntArray = slice(0, self._n)
         self._multiplier_slot: slice | IntArray = slice(self._n, None)
         self.lu_fallbacks = 0
@@ -576,11 +460,7 @@ class ConstrainedNewton:
             rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
             self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
             if self._ordered:
-                rperm, _ = rod_matrix.getOrdering(PETSc.Mat.OrderingType.RCM)
-                self._rod_rank = np.empty(self._n, np.int64)
-                self._rod_rank[rperm.getIndices()] = np.arange(self._n)
-                rperm.destroy()
-                self._rod_block = rod_blocks(self._rod_rank, *self._rod_indices)
+                self._order = EliminationOrder(rod_matrix, *self._rod_indices)
                 self._rod_csr = (indptr, columns)
         contact = self._contact_pattern(linearised)
         if self._contact is not None:
@@ -635,9 +515,8 @@ class ConstrainedNewton:
         Moves X's values to their new places (its linearisation stays valid) and returns the
         pattern's (rows, cols) in the new numbering.
         """
-        assert self._rod_rank is not None
-        rank = rods_by_contacts(self._rod_rank, self._rod_block, contact.rows, contact.cols)
-        positions = elimination_positions(rank, contact.rows, contact.cols, self._m)
+        assert self._order is not None
+        positions = self._order.positions(contact.rows, contact.cols, self._m)
         array = X.getArray()
         rod, multipliers = array[self._rod_slot].copy(), array[self._multiplier_slot].copy()
         self._rod_slot, self._multiplier_slot = positions[: self._n], positions[self._n :]

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from test_rolling import rod_on_slope
 
-from fe_rodcontact.constrained import elimination_positions, rod_blocks, rods_by_contacts
 from fe_rodcontact.dynamics import TimeStepping
+from fe_rodcontact.elimination import elimination_positions, rod_blocks, rods_by_contacts
 
 
 def chain(nodes: int, first: int) -> list[tuple[int, int, float]]:
