@@ -2,10 +2,10 @@
 
 Source of the expected behaviour: for [[K, Gᵀ], [G, 0]] with K positive definite, a leading
 block whose multipliers' rows have all their rod dofs inside it is itself nonsingular, so
-every pivot of such an order is nonzero (the argument in `fe_rodcontact/constrained.py`).
-Checked here on a small system with a dense solve as the reference (tolerance 1e-12: a
-backward-stable solve of a system with condition number below 1e3), the fill measured in
-PETSc's own factor, and the fallback to MUMPS when PETSc's LU fails.
+every pivot of such an order is nonzero (the argument in `fe_rodcontact/elimination.py`).
+Checked here on small systems with a dense solve as the reference (tolerance 1e-12: a
+backward-stable solve of systems whose condition number is 8.5, measured with numpy), the
+fill measured in PETSc's own factor, and the fallback to MUMPS when PETSc's LU fails.
 """
 
 import dolfinx_solver  # noqa: F401  (before petsc4py)
