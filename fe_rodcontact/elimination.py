@@ -34,11 +34,12 @@ class EliminationOrder:
     """
 
     def __init__(self, rod_matrix: PETSc.Mat, rows: IntArray, cols: IntArray):
-        order, _ = rod_matrix.getOrdering(PETSc.Mat.OrderingType.RCM)
+        order, same = rod_matrix.getOrdering(PETSc.Mat.OrderingType.RCM)  # rows, columns
         n = rod_matrix.getSize()[0]
         self._rank = np.empty(n, np.int64)
         self._rank[order.getIndices()] = np.arange(n)
         order.destroy()
+        same.destroy()
         self._runs = rod_blocks(self._rank, rows, cols)
 
     def positions(self, rows: IntArray, cols: IntArray, num_multipliers: int) -> IntArray:
