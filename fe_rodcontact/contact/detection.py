@@ -790,8 +790,8 @@ class ContactSearch:
         )
         near = bound <= self._band
         first, second = first[near], second[near]
-        halves = compiled.halves_bounds(c, first, second) - segments.radius[first]
-        bound = np.maximum(bound[near], halves - segments.radius[second])
+        slab = compiled.slab_bounds(c, first, second) - segments.radius[first]
+        bound = np.maximum(bound[near], slab - segments.radius[second])
         near = bound <= self._band
         return first[near], second[near], bound[near]
 
