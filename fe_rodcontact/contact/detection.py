@@ -18,12 +18,13 @@ pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/cont
 **Reusing the candidates (Verlet list).** The broad phase looks for pairs within
 margin + ``skin`` (default skin = margin) and keeps them with a lower bound of each pair's gap.
 Later searches reuse the list while no point of any centreline has moved more than skin / 2
-since it was built (a bound from the Bézier control points of the difference of the segments,
-one allreduce): then two segments have come closer by at most the skin, so every pair now
-within the margin is listed; pairs whose bound less twice that motion exceeds the margin
+since it was built (a bound from the Bézier control points of the difference of the
+segments): then two segments have come closer by at most the skin, so every pair now within
+the margin is listed; pairs whose bound less that motion of each segment exceeds the margin
 skip the narrow phase. A reusing step exchanges only the listed remote segments'
-coefficients. The results are the same as without a list (a test compares them step by
-step); skin = 0 runs the broad phase on every call.
+coefficients, and with them each rank's largest motion (one alltoall). The results are the
+same as without a list (a test compares them step by step); skin = 0 runs the broad phase on
+every call.
 
 **Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
 owned elements of one rod, boxes around the groups of those that share an octree cell (about
@@ -299,7 +300,6 @@ class _NeighbourList:
         bound: A lower bound of each pair's gap when the list was built.
         send_index: Per rank, the local segments sent to it.
         received: Per rank, the segments received from it (their coefficients go stale).
-        owner: Owner rank of each local and received segment.
     """
 
     reference: FloatArray
@@ -308,7 +308,6 @@ class _NeighbourList:
     bound: FloatArray
     send_index: list[IntArray]
     received: list[SegmentArrays]
-    owner: IntArray
 
     @staticmethod
     def build(
@@ -332,48 +331,47 @@ class _NeighbourList:
             received.append(segments.take(np.arange(start, start + count)))
             start += count
         return _NeighbourList(
-            segments.coefficients.copy(), first, second, bound, send_index, received, owner
+            segments.coefficients.copy(), first, second, bound, send_index, received
         )
 
-    def near(self, segments: SegmentArrays, local_moves: FloatArray, margin: float) -> IntArray:
-        """The listed pairs that may be within ``margin`` now (indices into the list).
+    def update(
+        self, local: SegmentArrays, moved: float, comm: MPI.Comm
+    ) -> tuple[SegmentArrays, float, int]:
+        """Local and received segments in the list's order, with current coefficients.
 
-        Each pair's bound at the build, less how far its two segments have moved since (the
-        local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
-        configuration.
+        Each rank sends every other its largest motion since the build (``moved``) with the
+        listed segments' coefficients, in one alltoall.
+
+        Returns:
+            The segments, the largest motion over all ranks and the bytes sent.
         """
-        c = segments.coefficients
-        n_local = len(local_moves)
-        remote = compiled.segment_moves(c[n_local:], self.reference[n_local:])
-        return compiled.listed_pairs_within(
-            c,
-            segments.radius,
-            self.first,
-            self.second,
-            self.bound,
-            np.concatenate([local_moves, remote]),
-            margin,
-        )
-
-    def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, IntArray, int]:
-        """Local and received segments in the list's order, with current coefficients."""
         if comm.size == 1:
-            return local, self.owner, 0
+            return local, moved, 0
         outgoing = [
-            local.coefficients[index] if len(index) and q != comm.rank else None
+            None if q == comm.rank else (moved, local.coefficients[index] if len(index) else None)
             for q, index in enumerate(self.send_index)
         ]
-        sent = sum(c.nbytes for c in outgoing if c is not None)
+        sent = sum(8 + (c.nbytes if c is not None else 0) for _, c in filter(None, outgoing))
         incoming = comm.alltoall(outgoing)
         parts = [local]
-        for old, fresh in zip(self.received, incoming, strict=True):
+        for q, (old, item) in enumerate(zip(self.received, incoming, strict=True)):
+            if q == comm.rank:
+                continue
+            moved = max(moved, item[0])
             if len(old):
                 parts.append(
                     SegmentArrays(
-                        old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
+                        old.rod,
+                        old.element,
+                        item[1],
+                        old.s0,
+                        old.s1,
+                        old.radius,
+                        old.first,
+                        old.last,
                     )
                 )
-        return SegmentArrays.concatenate(parts), self.owner, sent
+        return SegmentArrays.concatenate(parts), moved, sent
 
 
 class ContactSearch:
@@ -557,36 +555,35 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        listed, local_moves = (None, np.zeros(0)) if brute_force else self._valid_neighbours(local)
-        if listed is None:
+        reused = None if brute_force else self._reuse(local, stats)
+        if reused is None:
             segments, owner, sent, send_index = self._exchange(local, brute_force)
-        else:
-            segments, owner, sent = listed.update(local, comm)
-        stats.received = len(segments) - len(local)
-        stats.bytes_sent += sent
-        stats.seconds["exchange"] = perf_counter() - clock
-
-        clock = perf_counter()
-        if listed is None:
+            stats.bytes_sent += sent
+            stats.seconds["exchange"] = perf_counter() - clock
+            clock = perf_counter()
             first, second, bound = self._candidate_pairs(segments, owner, brute_force)
             stats.rebuilt = True
             if not brute_force:
-                self._neighbours = listed = _NeighbourList.build(
+                self._neighbours = _NeighbourList.build(
                     len(local), segments, owner, first, second, bound, send_index
                 )
-        else:
-            first, second, bound = listed.first, listed.second, listed.bound
-        stats.candidates = len(first)
-        # Only pairs whose gap bound is within the margin go on to the narrow phase.
-        if listed is None or stats.rebuilt:
+            stats.candidates = len(first)
+            # Only pairs whose gap bound is within the margin go on to the narrow phase.
             near = np.flatnonzero(bound <= self._margin)
+            stats.seconds["broad"] = perf_counter() - clock
+            clock = perf_counter()
+            found = [
+                self._rod_pairs(
+                    segments, first[near], second[near], compiled_kernels=not brute_force
+                )
+            ]
         else:
-            near = listed.near(segments, local_moves, self._margin)
-        first, second = first[near], second[near]
-        stats.seconds["broad"] = perf_counter() - clock
-
-        clock = perf_counter()
-        found = [self._rod_pairs(segments, first, second, compiled_kernels=not brute_force)]
+            listed, segments, local_moves = reused
+            stats.candidates = len(listed.first)
+            stats.seconds["exchange"] = perf_counter() - clock
+            clock = perf_counter()
+            found = [self._listed_contacts(segments, listed, local_moves)]
+        stats.received = len(segments) - len(local)
         found += [
             self._obstacle(local, k, obstacle, t) for k, obstacle in enumerate(self._obstacles)
         ]
@@ -679,26 +676,29 @@ class ContactSearch:
                 owners.append(np.full(len(pack[0]), q, dtype=np.int64))
         return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
 
-    def _valid_neighbours(self, local: SegmentArrays) -> tuple["_NeighbourList | None", FloatArray]:
+    def _reuse(
+        self, local: SegmentArrays, stats: SearchStatistics
+    ) -> tuple[_NeighbourList, SegmentArrays, FloatArray] | None:
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
-        was built: then two segments have come closer by at most the skin.
+        was built: then two segments have come closer by at most the skin. On several ranks
+        the largest motion travels with the listed segments' coefficients (one alltoall per
+        reusing step; a rebuilding step drops what it received).
 
         Returns:
-            The list (None: run the broad phase) and how far each local segment has moved.
+            The list, its local and received segments with current coefficients and how far
+            each local segment has moved; or None: run the broad phase.
         """
-        comm = self._rods.comm
         listed = self._neighbours
         if listed is None:
-            return None, np.zeros(0)
-        moves = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
-        moved = float(moves.max()) if len(moves) else 0.0
-        if comm.size > 1:
-            moved = comm.allreduce(moved, op=MPI.MAX)
+            return None
+        moves, moved = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
+        segments, moved, sent = listed.update(local, moved, self._rods.comm)
+        stats.bytes_sent += sent
         if 2.0 * moved <= self._skin:
-            return listed, moves
-        return None, np.zeros(0)
+            return listed, segments, moves
+        return None
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
@@ -837,6 +837,38 @@ class ContactSearch:
             )
         pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
         return self._assemble(seg, first[pair], second[pair], mode, xa, xb, sample)
+
+    def _listed_contacts(
+        self, seg: SegmentArrays, listed: _NeighbourList, local_moves: FloatArray
+    ) -> RawContacts:
+        """A reusing step's contacts, in one compiled call (``compiled.listed_contacts``).
+
+        Each pair's bound at the build, less how far its two segments have moved since (the
+        local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
+        configuration, and those within the margin evaluated.
+        """
+        return RawContacts(
+            *compiled.listed_contacts(
+                seg.coefficients,
+                listed.reference,
+                local_moves,
+                seg.radius,
+                seg.rod,
+                seg.element,
+                seg.s0,
+                seg.s1,
+                seg.first,
+                seg.last,
+                listed.first,
+                listed.second,
+                listed.bound,
+                self._margin,
+                self._sin_line,
+                self._line_xi,
+                self._line_w,
+                self._centreline.representation == "smooth",
+            )
+        )
 
     def _narrow_numpy(
         self, seg: SegmentArrays, first: IntArray, second: IntArray
