@@ -1041,6 +1041,8 @@ class ContactSearch:
         any_self, any_line, any_node, points = compiled.selection_rules(
             found.kind, found.mode, found.clamp, KIND_SELF
         )
+        if len(found) == 1 and not (any_self or any_line or any_node):
+            return found  # no rule applies, nothing to sort
         keep = np.ones(len(found), dtype=bool)
         if any_self:
             found = self._canonical_self_contacts(found)
