@@ -330,8 +330,15 @@ class Centreline:
             np.intersect1d(req, local_input) if r != comm.rank else np.zeros(0, np.int64)
             for r, req in enumerate(requests)
         ]
-        self._provide_rows = [np.searchsorted(local_input, p) for p in provide]
+        provide_rows = [np.searchsorted(local_input, p) for p in provide]
         receive = comm.alltoall(provide) if comm.size > 1 else provide
+        # Each update sends the provided nodes, by rank, in one buffer (Alltoallv of 3 floats
+        # per node; the counts are fixed by the topology).
+        provided = np.concatenate(provide_rows).astype(np.int64)
+        self._send_geometry = self._local_geometry[provided]
+        self._send_field = self._local_field[provided]
+        self._send_counts = np.array([3 * len(p) for p in provide], dtype=np.int64)
+        self._receive_counts = np.array([3 * len(r) for r in receive], dtype=np.int64)
         all_ids = np.concatenate([local_input, *receive])
         order = np.argsort(all_ids, kind="stable")
         sorted_ids = all_ids[order]
@@ -416,13 +423,12 @@ class Centreline:
         reference, u = self._reference_nodes, self._displacement_values
         sent, halo = 0, self._no_halo
         if comm.size > 1:
-            outgoing = [
-                np.take(reference, self._local_geometry[rows], axis=0)
-                + np.take(u, self._local_field[rows], axis=0)
-                for rows in self._provide_rows
-            ]
-            sent = sum(v.nbytes for v in outgoing)
-            halo = np.concatenate(comm.alltoall(outgoing))
+            outgoing = np.take(reference, self._send_geometry, axis=0) + np.take(
+                u, self._send_field, axis=0
+            )
+            sent = outgoing.nbytes
+            halo = np.empty((int(self._receive_counts.sum()) // 3, 3))
+            comm.Alltoallv([outgoing, self._send_counts], [halo, self._receive_counts])
         coefficients = smooth_coefficients(
             reference,
             u,
