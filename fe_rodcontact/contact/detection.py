@@ -373,38 +373,44 @@ class _NeighbourList:
     ) -> tuple[SegmentArrays, float, int]:
         """Local and received segments in the list's order, with current coefficients.
 
-        Each rank sends every other its largest motion since the build (``moved``) with the
-        listed segments' coefficients, in one alltoall.
+        Each rank sends every other its largest motion since the build (``moved``), then the
+        listed segments' coefficients, in one buffer (Alltoallv; the counts are fixed by the
+        list).
 
         Returns:
             The segments, the largest motion over all ranks and the bytes sent.
         """
         if comm.size == 1:
             return local, moved, 0
-        outgoing = [
-            None if q == comm.rank else (moved, local.coefficients[index] if len(index) else None)
-            for q, index in enumerate(self.send_index)
-        ]
-        sent = sum(8 + (c.nbytes if c is not None else 0) for _, c in filter(None, outgoing))
-        incoming = comm.alltoall(outgoing)
+        sizes = np.array([len(index) for index in self.send_index])
+        send_counts = np.where(np.arange(comm.size) == comm.rank, 0, 1 + 12 * sizes)
+        receive_counts = np.array(
+            [0 if q == comm.rank else 1 + 12 * len(old) for q, old in enumerate(self.received)]
+        )
+        outgoing = np.empty(int(send_counts.sum()))
+        start = 0
+        for q, index in enumerate(self.send_index):
+            if q != comm.rank:
+                outgoing[start] = moved
+                outgoing[start + 1 : start + send_counts[q]] = local.coefficients[index].ravel()
+                start += send_counts[q]
+        incoming = np.empty(int(receive_counts.sum()))
+        comm.Alltoallv([outgoing, send_counts], [incoming, receive_counts])
         parts = [local]
-        for q, (old, item) in enumerate(zip(self.received, incoming, strict=True)):
+        start = 0
+        for q, old in enumerate(self.received):
             if q == comm.rank:
                 continue
-            moved = max(moved, item[0])
+            moved = max(moved, float(incoming[start]))
             if len(old):
+                fresh = incoming[start + 1 : start + receive_counts[q]].reshape(-1, 4, 3)
                 parts.append(
                     SegmentArrays(
-                        old.rod,
-                        old.element,
-                        item[1],
-                        old.s0,
-                        old.s1,
-                        old.radius,
-                        old.first,
-                        old.last,
+                        old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
                     )
                 )
+            start += receive_counts[q]
+        sent = outgoing.nbytes
         return SegmentArrays.concatenate(parts), moved, sent
 
 
