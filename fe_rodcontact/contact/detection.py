@@ -22,9 +22,8 @@ since it was built (a bound from the Bézier control points of the difference of
 segments): then two segments have come closer by at most the skin, so every pair now within
 the margin is listed; pairs whose bound less that motion of each segment exceeds the margin
 skip the narrow phase. A reusing step exchanges only the listed remote segments'
-coefficients, and with them each rank's largest motion (one alltoall). The results are the
-same as without a list (a test compares them step by step); skin = 0 runs the broad phase on
-every call.
+coefficients. The results are the same as without a list (a test compares them step by
+step); skin = 0 runs the broad phase on every call.
 
 **Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
 owned elements of one rod, boxes around the groups of those that share an octree cell (about
@@ -368,50 +367,34 @@ class _NeighbourList:
             segments.coefficients.copy(), first, second, bound, send_index, received
         )
 
-    def update(
-        self, local: SegmentArrays, moved: float, comm: MPI.Comm
-    ) -> tuple[SegmentArrays, float, int]:
+    def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, int]:
         """Local and received segments in the list's order, with current coefficients.
 
-        Each rank sends every other its largest motion since the build (``moved``), then the
-        listed segments' coefficients, in one buffer (Alltoallv; the counts are fixed by the
-        list).
+        The listed segments' coefficients go in one buffer (Alltoallv; the counts are fixed
+        by the list).
 
         Returns:
-            The segments, the largest motion over all ranks and the bytes sent.
+            The segments and the bytes sent.
         """
         if comm.size == 1:
-            return local, moved, 0
-        sizes = np.array([len(index) for index in self.send_index])
-        send_counts = np.where(np.arange(comm.size) == comm.rank, 0, 1 + 12 * sizes)
-        receive_counts = np.array(
-            [0 if q == comm.rank else 1 + 12 * len(old) for q, old in enumerate(self.received)]
-        )
-        outgoing = np.empty(int(send_counts.sum()))
-        start = 0
-        for q, index in enumerate(self.send_index):
-            if q != comm.rank:
-                outgoing[start] = moved
-                outgoing[start + 1 : start + send_counts[q]] = local.coefficients[index].ravel()
-                start += send_counts[q]
+            return local, 0
+        send_counts = np.array([12 * len(index) for index in self.send_index])
+        receive_counts = np.array([12 * len(old) for old in self.received])
+        outgoing = np.concatenate([local.coefficients[index].ravel() for index in self.send_index])
         incoming = np.empty(int(receive_counts.sum()))
         comm.Alltoallv([outgoing, send_counts], [incoming, receive_counts])
         parts = [local]
         start = 0
-        for q, old in enumerate(self.received):
-            if q == comm.rank:
-                continue
-            moved = max(moved, float(incoming[start]))
+        for old, count in zip(self.received, receive_counts, strict=True):
             if len(old):
-                fresh = incoming[start + 1 : start + receive_counts[q]].reshape(-1, 4, 3)
+                fresh = incoming[start : start + count].reshape(-1, 4, 3)
                 parts.append(
                     SegmentArrays(
                         old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
                     )
                 )
-            start += receive_counts[q]
-        sent = outgoing.nbytes
-        return SegmentArrays.concatenate(parts), moved, sent
+            start += count
+        return SegmentArrays.concatenate(parts), outgoing.nbytes
 
 
 class ContactSearch:
@@ -720,9 +703,8 @@ class ContactSearch:
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
-        was built: then two segments have come closer by at most the skin. On several ranks
-        the largest motion travels with the listed segments' coefficients (one alltoall per
-        reusing step; a rebuilding step drops what it received).
+        was built: then two segments have come closer by at most the skin (one buffer
+        Allreduce of the largest motion on several ranks).
 
         Returns:
             The list, its local and received segments with current coefficients and how far
@@ -731,12 +713,17 @@ class ContactSearch:
         listed = self._neighbours
         if listed is None:
             return None
+        comm = self._rods.comm
         moves, moved = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
-        segments, moved, sent = listed.update(local, moved, self._rods.comm)
+        if comm.size > 1:
+            largest = np.array([moved])
+            comm.Allreduce(MPI.IN_PLACE, largest, op=MPI.MAX)
+            moved = float(largest[0])
+        if 2.0 * moved > self._skin:
+            return None
+        segments, sent = listed.update(local, comm)
         stats.bytes_sent += sent
-        if 2.0 * moved <= self._skin:
-            return listed, segments, moves
-        return None
+        return listed, segments, moves
 
     def _candidate_pairs(
         self, segments: SegmentArrays, owner: IntArray, everything: bool
