@@ -284,6 +284,10 @@ class Centreline:
         self._geometry_dofs = geometry_dofs
         self._field_dofs = field_dofs
         self._element_length = np.abs(s1 - s0)
+        # Views of the reference nodes and of the displacement values (taken once: the
+        # wrappers DOLFINx builds on each access cost as much as a small mesh's kernel).
+        self._reference_nodes = mesh.geometry.x
+        self._displacement_values = self._displacement.x.array.reshape(-1, 3)
         all_geometry = mesh.geometry.dofmaps[0]
         self._node_field_dof = np.zeros(len(mesh.geometry.x), dtype=np.int64)
         self._node_field_dof[all_geometry.ravel()] = self._displacement.function_space.dofmap.list[
@@ -326,8 +330,15 @@ class Centreline:
             np.intersect1d(req, local_input) if r != comm.rank else np.zeros(0, np.int64)
             for r, req in enumerate(requests)
         ]
-        self._provide_rows = [np.searchsorted(local_input, p) for p in provide]
+        provide_rows = [np.searchsorted(local_input, p) for p in provide]
         receive = comm.alltoall(provide) if comm.size > 1 else provide
+        # Each update sends the provided nodes, by rank, in one buffer (Alltoallv of 3 floats
+        # per node; the counts are fixed by the topology).
+        provided = np.concatenate(provide_rows).astype(np.int64)
+        self._send_geometry = self._local_geometry[provided]
+        self._send_field = self._local_field[provided]
+        self._send_counts = np.array([3 * len(p) for p in provide], dtype=np.int64)
+        self._receive_counts = np.array([3 * len(r) for r in receive], dtype=np.int64)
         all_ids = np.concatenate([local_input, *receive])
         order = np.argsort(all_ids, kind="stable")
         sorted_ids = all_ids[order]
@@ -344,6 +355,7 @@ class Centreline:
         # Phantom nodes: mirror the neighbour through the end node.
         self._phantom_before = control[:, 0] < 0
         self._phantom_after = control[:, 3] < 0
+        self._no_halo = np.zeros((0, 3))
 
     # -- access ---------------------------------------------------------------------------------
     @property
@@ -373,9 +385,9 @@ class Centreline:
 
     def current_nodes(self) -> FloatArray:
         """Current coordinates of the local geometry nodes (reference + displacement)."""
-        u = self._displacement.x.array.reshape(-1, 3)
+        u = self._displacement_values
         # np.take: numpy's fancy indexing with these int32 indices costs ~3× more.
-        return self._rods.mesh.geometry.x + np.take(u, self._node_field_dof, axis=0)
+        return self._reference_nodes + np.take(u, self._node_field_dof, axis=0)
 
     def segments(self) -> tuple[SegmentArrays, int]:
         """The owned segments of the current configuration (collective for ``"smooth"``).
@@ -408,16 +420,15 @@ class Centreline:
     def _smooth_coefficients(self) -> tuple[FloatArray, int]:
         """Coefficients of the smooth segments (one compiled pass), and the halo bytes sent."""
         comm = self._rods.comm
-        reference = self._rods.mesh.geometry.x
-        u = self._displacement.x.array.reshape(-1, 3)
-        outgoing = [
-            np.take(reference, self._local_geometry[rows], axis=0)
-            + np.take(u, self._local_field[rows], axis=0)
-            for rows in self._provide_rows
-        ]
-        sent = sum(v.nbytes for v in outgoing)
-        incoming = comm.alltoall(outgoing) if comm.size > 1 else []
-        halo = np.concatenate(incoming) if incoming else np.zeros((0, 3))
+        reference, u = self._reference_nodes, self._displacement_values
+        sent, halo = 0, self._no_halo
+        if comm.size > 1:
+            outgoing = np.take(reference, self._send_geometry, axis=0) + np.take(
+                u, self._send_field, axis=0
+            )
+            sent = outgoing.nbytes
+            halo = np.empty((int(self._receive_counts.sum()) // 3, 3))
+            comm.Alltoallv([outgoing, self._send_counts], [halo, self._receive_counts])
         coefficients = smooth_coefficients(
             reference,
             u,
