@@ -270,11 +270,44 @@ class ConstrainedNewton:
         self._snes.setConvergenceHistory(reset=True)
 
     # -- the solve -------------------------------------------------------------------------------
-    def solve(self) -> tuple[bool, int]:
+    def solve_until_settled(self, max_solves: int) -> tuple[bool, int]:
+        """Solve, let the contributions move their points, and solve again until none moves.
+
+        A step's (or load step's) loop: :meth:`PointContribution.move_points` moves points and
+        switches rows, never a coefficient of the rod's forms, so the forms are packed for the
+        first solve only.
+
+        Args:
+            max_solves: Solves before giving up ("did not settle", in :attr:`failure`).
+
+        Returns:
+            (converged and settled, Newton iterations of all the solves).
+        """
+        total = 0
+        for k in range(max_solves):
+            converged, iterations = self.solve(repack=k == 0)
+            total += iterations
+            if not converged:
+                return False, total
+            moved = [
+                c.move_points(mu)
+                for c, mu in zip(self._contributions, self.split_multipliers(), strict=True)
+            ]
+            if not any(moved):
+                return True, total
+        self._failure = f"contact points did not settle in {max_solves} solves"
+        return False, total
+
+    def solve(self, *, repack: bool = True) -> tuple[bool, int]:
         """Newton from the current rod state and the contributions' initial multipliers.
 
         Serially, a solve whose linear solve failed with PETSc's LU is repeated from its start
         with MUMPS (module docs); the iterations of both count.
+
+        Args:
+            repack: Pack the rod forms' constants and coefficients (other than the unknown,
+                refreshed every iteration) first. ``False`` only when none of them changed
+                since the last solve.
 
         Returns:
             (converged, iterations); the rod state and :attr:`multipliers` hold the last iterate.
@@ -283,6 +316,8 @@ class ConstrainedNewton:
         m = int(sum(self._sizes))
         self._layout(m)
         start = self._problem.unknown.x.array.copy()
+        if repack:
+            self._problem.pack()
         converged, iterations, linear_failure = self._newton()
         if linear_failure and self._ordered:
             self.lu_fallbacks += 1
@@ -307,7 +342,6 @@ class ConstrainedNewton:
     def _newton(self) -> tuple[bool, int, bool]:
         """One SNES solve from the start state: (converged, iterations, linear solve failed)."""
         assert self._X is not None and self._snes is not None
-        self._problem.pack()
         self._linearised = None
         unknown = self._problem.unknown
         start = (

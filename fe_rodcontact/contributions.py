@@ -143,6 +143,9 @@ class PointContribution(Protocol):
     def move_points(self, multipliers: FloatArray) -> bool:
         """After a converged solve: move the points to where the scheme wants them.
 
+        It changes the points and the contribution's own rows, never a coefficient of the
+        rod's forms: the step's next solve reuses the forms as packed for its first.
+
         Returns:
             Whether they moved (then the step is solved again from the current state).
         """

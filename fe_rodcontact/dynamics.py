@@ -294,7 +294,6 @@ class DynamicProblem:
                 )
             if rows is not None:  # rows on the end velocity (checked above)
                 contribution.use_end_velocity_rows(rows)  # type: ignore[union-attr]
-        self._settle_failure: str | None = None
         self.time = 0.0
         self.steps = 0
         self._started = False
@@ -405,28 +404,11 @@ class DynamicProblem:
 
     def _solve_step(self) -> tuple[bool, int]:
         """Newton on the step; with point contributions, again until their points settle."""
-        self._settle_failure = None
         if self._constrained is None:
             return self._problem.solve()
-        total = 0
-        for _ in range(MAX_POINT_UPDATES):
-            converged, iterations = self._constrained.solve()
-            total += iterations
-            if not converged:
-                return False, total
-            multipliers = self._constrained.split_multipliers()
-            moved = [
-                c.move_points(mu)
-                for c, mu in zip(self._point_contributions, multipliers, strict=True)
-            ]
-            if not any(moved):
-                return True, total
-        self._settle_failure = f"contact points did not settle in {MAX_POINT_UPDATES} solves"
-        return False, total
+        return self._constrained.solve_until_settled(MAX_POINT_UPDATES)
 
     def _step_failure(self) -> str | None:
-        if self._settle_failure is not None:
-            return self._settle_failure
         if self._constrained is not None:
             return self._constrained.failure
         return self._problem.failure

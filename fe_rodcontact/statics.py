@@ -352,7 +352,6 @@ class StaticProblem:
             if self._contributions
             else None
         )
-        self._settle_failure: str | None = None
 
     @property
     def contributions(self) -> tuple[StaticPointContribution, ...]:
@@ -397,7 +396,6 @@ class StaticProblem:
 
     def _solve_step(self, current: float, step: float) -> tuple[bool, int]:
         """The load step from ``current`` to ``current + step`` (the rods hold ``current``)."""
-        self._settle_failure = None
         if self._constrained is None:
             return self.solve_at(current + step)
         self._load_factor.value = current + step
@@ -407,24 +405,9 @@ class StaticProblem:
         if self._check_pending:
             check_supports_and_contacts(self._rod, self._support_list, self._contributions)
             self._check_pending = False
-        total = 0
-        for _ in range(MAX_POINT_UPDATES):
-            converged, iterations = self._constrained.solve()
-            total += iterations
-            if not converged:
-                return False, total
-            multipliers = self._constrained.split_multipliers()
-            moved = [
-                c.move_points(mu) for c, mu in zip(self._contributions, multipliers, strict=True)
-            ]
-            if not any(moved):
-                return True, total
-        self._settle_failure = f"contact points did not settle in {MAX_POINT_UPDATES} solves"
-        return False, total
+        return self._constrained.solve_until_settled(MAX_POINT_UPDATES)
 
     def _step_failure(self) -> str | None:
-        if self._settle_failure is not None:
-            return self._settle_failure
         if self._constrained is not None:
             return self._constrained.failure
         return self._problem.failure

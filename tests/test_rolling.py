@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from conftest import REPO
 
+from fe_rodcontact.constrained import ConstrainedNewton
 from fe_rodcontact.contact import Cylinder, Plane
 from fe_rodcontact.contact.contact_set import ContactError
 from fe_rodcontact.contact.rolling import RollingContact
@@ -440,6 +441,31 @@ def test_restart_after_an_impact_is_bit_for_bit(comm, shared_tmp):
     # Columns at round-off level (slip, tangency) differ in their own round-off on 2 ranks:
     # measure against the table's largest entry (the force, ~40 N).
     assert largest(a, b) <= (0.0 if comm.size == 1 else 1e-12 * np.max(np.abs(a)))
+
+
+def test_resolves_of_a_step_reuse_the_packed_forms(comm, monkeypatch):
+    """Moving the contact points changes no coefficient of the rod's forms, so a step's
+    second and later solves skip packing them: the trajectory is that of packing before every
+    solve, bit for bit (difference exactly 0), and the re-solves did happen.
+    """
+    solve = ConstrainedNewton.solve
+    repacks: list[bool] = []
+
+    def counted(self, *, repack=True):
+        repacks.append(repack)
+        return solve(self, repack=repack)
+
+    def always(self, *, repack=True):
+        return solve(self, repack=True)
+
+    runs = []
+    for patched in (counted, always):
+        monkeypatch.setattr(ConstrainedNewton, "solve", patched)
+        problem, _ = crossing_rods(comm)
+        problem.solve(0.1, TimeStepping(dt=0.02, adaptive=False))
+        runs.append(problem.rod.state.x.array.copy())
+    assert repacks.count(False) >= problem.steps  # at least one re-solve per step
+    assert np.array_equal(runs[0], runs[1])
 
 
 def test_a_contact_rolling_two_elements_per_step_stays_one_rolling_contact(comm):

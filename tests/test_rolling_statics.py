@@ -155,9 +155,9 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
         calls, starts = [], []
         solve = ConstrainedNewton.solve
 
-        def failing_once(self):
+        def failing_once(self, **kwargs):
             starts.append(rolling.initial_multipliers().copy())
-            converged, iterations = solve(self)
+            converged, iterations = solve(self, **kwargs)
             calls.append(1)
             return (False, iterations) if len(calls) == 2 else (converged, iterations)
 
