@@ -115,7 +115,7 @@ from fe_rodcontact.contact.rolling_records import (
     step_summary,
     write_records,
 )
-from fe_rodcontact.contact.rolling_rows import linearisation
+from fe_rodcontact.contact.rolling_rows import RowPlaces, linearisation
 from fe_rodcontact.contact.stencils import CentrelineStencils
 from fe_rodcontact.contributions import EndVelocityRows, PointLinearisation
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -248,6 +248,7 @@ class RollingContact:
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
         self._points: ActiveContacts | None = None
+        self._places: RowPlaces | None = None  # where the rows of _points go (built once)
         self._previous_points: dict[int, tuple[float, float]] = {}
         self._start = RawContacts.empty()
         self._end_gaps = np.zeros(0)
@@ -457,8 +458,10 @@ class RollingContact:
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
         assert self._points is not None
+        if self._places is None or self._places.points is not self._points:
+            self._places = RowPlaces(self._points)
         return linearisation(
-            self._points,
+            self._places,
             self._geometries(),
             multipliers,
             sliding=self._sliding - self._impacting,  # an impact's rows are the impact's

@@ -8,17 +8,22 @@ regularised Coulomb friction, which also have D = ∂c/∂μ. Rows on the end ve
 (generalized-α, :class:`~fe_rodcontact.contact.rolling_geometry.EndTerms`) take the chain rule
 through cay(τ) in their rotation blocks and, where the gap is held at position level, the
 derivative of c = (I − n⊗n) c_v + n (g − g_held) (:func:`_held_rows`).
+
+The places of the entries (their rows and columns) depend only on the stencils, which are fixed
+during a solve: :class:`RowPlaces` builds them once per set of active contacts, and each
+linearisation computes only the values.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.rolling_geometry import ActiveContacts, GroupGeometry
+from fe_rodcontact.contact.rolling_geometry import ActiveContacts, ContactGroup, GroupGeometry
 from fe_rodcontact.contributions import PointLinearisation
 
-__all__ = ["linearisation"]
+__all__ = ["RowPlaces", "linearisation"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -32,24 +37,91 @@ def _skew_many(v: FloatArray) -> FloatArray:
     return out
 
 
-def _blocks(
-    rows: IntArray, cols: IntArray, blocks: FloatArray
-) -> tuple[IntArray, IntArray, FloatArray]:
-    """COO entries of 3×3 blocks, batched over leading axes.
+def _places(rows: IntArray, cols: IntArray) -> tuple[IntArray, IntArray]:
+    """(rows, cols) of the COO entries of 3×3 blocks, batched over leading axes.
 
     Args:
         rows: (..., R, 3) row dofs.
         cols: (..., C, 3) column dofs.
-        blocks: (..., R, C, 3, 3) values (broadcast).
+
+    Returns:
+        The entries of the blocks (..., R, C, 3, 3), flattened in that order.
     """
     r = rows[..., :, None, :, None]
     c = cols[..., None, :, None, :]
-    shape = np.broadcast_shapes(r.shape, c.shape, np.shape(blocks))
+    shape = np.broadcast_shapes(r.shape, c.shape)
     return (
         np.broadcast_to(r, shape).astype(np.int64).ravel(),
         np.broadcast_to(c, shape).astype(np.int64).ravel(),
-        np.array(np.broadcast_to(blocks, shape), dtype=np.float64).ravel(),
     )
+
+
+def _blocks(
+    rows: IntArray, cols: IntArray, blocks: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """COO entries of 3×3 blocks (..., R, C, 3, 3), batched over leading axes (see _places)."""
+    r, c = _places(rows, cols)
+    return r, c, np.broadcast_to(blocks, (*rows.shape[:-1], cols.shape[-2], 3, 3)).ravel()
+
+
+def _pair(first: tuple[IntArray, IntArray], second: tuple[IntArray, IntArray]) -> tuple:
+    return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+
+
+@dataclass(frozen=True)
+class GroupPlaces:
+    """The dofs of a group's stencils and the places (rows, cols) of its blocks' entries.
+
+    Attributes:
+        translations: (n, K, 3) translation dofs of the stencil nodes.
+        rotations: (n, K, 3) their rotation dofs.
+        multipliers: (n, 1, 3) the contacts' multipliers (numbered within the contribution).
+        force_rows: Rows of the forces Bᵀμ: translations, then rotations.
+        stiffness: K = ∂f/∂x: rotation rows × translation columns.
+        coupling: G = ∂f/∂μ: translation rows, then rotation rows × multiplier columns.
+        constraint_jacobian: C = ∂c/∂x: multiplier rows × translation, then rotation columns.
+    """
+
+    translations: IntArray
+    rotations: IntArray
+    multipliers: IntArray
+    force_rows: IntArray
+    stiffness: tuple[IntArray, IntArray]
+    coupling: tuple[IntArray, IntArray]
+    constraint_jacobian: tuple[IntArray, IntArray]
+
+    @staticmethod
+    def of(group: ContactGroup) -> "GroupPlaces":
+        """The places of ``group``'s entries."""
+        axes = np.arange(3)
+        trans = 6 * group.nodes[..., None] + axes
+        rot = trans + 3
+        mu = (3 * group.index[:, None] + axes)[:, None, :]
+        return GroupPlaces(
+            translations=trans,
+            rotations=rot,
+            multipliers=mu,
+            force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
+            stiffness=_places(rot, trans),
+            coupling=_pair(_places(trans, mu), _places(rot, mu)),
+            constraint_jacobian=_pair(_places(mu, trans), _places(mu, rot)),
+        )
+
+
+class RowPlaces:
+    """The :class:`GroupPlaces` of a set of active contacts (built once for it).
+
+    Args:
+        points: The active contacts.
+    """
+
+    def __init__(self, points: ActiveContacts):
+        self.points = points
+        self._groups = [(group, GroupPlaces.of(group)) for group in points.groups]
+
+    def of(self, group: ContactGroup) -> GroupPlaces:
+        """The places of one of the groups of :attr:`points`."""
+        return next(places for known, places in self._groups if known is group)
 
 
 def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
@@ -60,7 +132,7 @@ def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
 
 
 def linearisation(
-    points: ActiveContacts,
+    places: RowPlaces,
     geometries: Sequence[GroupGeometry],
     multipliers: FloatArray,
     *,
@@ -71,13 +143,14 @@ def linearisation(
     """Forces Bᵀμ, constraint c and their derivatives of the step's active contacts.
 
     Args:
-        points: The active contacts.
+        places: The places of the entries of the active contacts (:attr:`RowPlaces.points`).
         geometries: The geometry of each group of them, at the current iterate.
         multipliers: Their multipliers, three per contact.
         sliding: Identities of the contacts that slide (with their friction rows).
         friction_coefficient: k of the sliding contacts' friction.
         slip_epsilon: ε = ε_v Δt of their regularised slip direction.
     """
+    points = places.points
     constraint = np.zeros((len(points.ids), 3))
     rows = []
     for geometry in geometries:
@@ -86,6 +159,7 @@ def linearisation(
         rows.append(
             _group_rows(
                 geometry,
+                places.of(geometry.group),
                 multipliers.reshape(-1, 3),
                 constraint,
                 slides,
@@ -106,6 +180,7 @@ def linearisation(
 
 def _group_rows(
     geometry: GroupGeometry,
+    places: GroupPlaces,
     multipliers: FloatArray,
     constraint: FloatArray,
     sliding: list[int],
@@ -116,6 +191,7 @@ def _group_rows(
 
     Args:
         geometry: The group's geometry.
+        places: The places of its entries.
         multipliers: (contacts, 3) the multipliers of all active contacts.
         constraint: (contacts, 3) c of all active contacts (the group's rows are set).
         sliding: Positions in the group of the contacts that slide.
@@ -125,20 +201,12 @@ def _group_rows(
     group = geometry.group
     mu = multipliers[group.index]  # (n, 3)
     w, sign = group.weights, geometry.sign
-    axes = np.arange(3)
-    trans = 6 * group.nodes[..., None] + axes  # (n, K, 3) dofs
-    rot = trans + 3
-    rows_mu = (3 * group.index[:, None] + axes)[:, None, :]  # (n, 1, 3)
+    rows_mu = places.multipliers  # (n, 1, 3)
     lever = geometry.node_levers()  # (n, K, 3): each node's lever arm
     identity = (sign * w)[..., None, None] * np.eye(3)
     lever_cross = w[..., None, None] * _skew_many(lever)  # wₖ [ρ]×
-    # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]×.
-    coupling = _entries(
-        [
-            _blocks(trans, rows_mu, identity[:, :, None]),
-            _blocks(rot, rows_mu, lever_cross[:, :, None]),
-        ]
-    )
+    # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]× (entries in the order of the places).
+    coupling = np.concatenate([identity.ravel(), lever_cross.ravel()])
     # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
     moved = (_skew_many(geometry.taus)[:, :, None] @ geometry.lever_derivative).sum(axis=1)
     translation_rows, rotation_rows = identity + moved, -lever_cross
@@ -162,7 +230,7 @@ def _group_rows(
         _skew_many(mu)[:, None, None] @ geometry.node_lever_derivatives()
     )
     return PointLinearisation(
-        force_rows=np.concatenate([trans.ravel(), rot.ravel()]).astype(np.int64),
+        force_rows=places.force_rows,
         force_values=np.concatenate(
             [
                 ((sign * w)[..., None] * mu[:, None, :]).ravel(),
@@ -170,13 +238,11 @@ def _group_rows(
             ]
         ),
         constraint=rolling.ravel(),
-        stiffness=_blocks(rot, trans, block),
-        coupling=coupling,
-        constraint_jacobian=_entries(
-            [
-                _blocks(rows_mu, trans, translation_rows[:, None]),
-                _blocks(rows_mu, rot, rotation_rows[:, None]),
-            ]
+        stiffness=(*places.stiffness, block.ravel()),
+        coupling=(*places.coupling, coupling),
+        constraint_jacobian=(
+            *places.constraint_jacobian,
+            np.concatenate([translation_rows.ravel(), rotation_rows.ravel()]),
         ),
         multiplier_jacobian=_entries(multiplier_blocks),
     )
