@@ -112,6 +112,8 @@ def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
 
 def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointLinearisation:
     """One linearisation from several, multipliers numbered consecutively in ``sizes``."""
+    if len(parts) == 1:
+        return parts[0]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     def stack(entries: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
