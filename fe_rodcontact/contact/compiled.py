@@ -898,9 +898,10 @@ def listed_pairs_within(
 
 @numba.njit(cache=True)
 def listed_contacts(
-    coefficients: FloatArray,
     reference: FloatArray,
     local_moves: FloatArray,
+    listed_bound: FloatArray,
+    coefficients: FloatArray,
     radius: FloatArray,
     rod: IntArray,
     element: IntArray,
@@ -910,7 +911,6 @@ def listed_contacts(
     last_end: npt.NDArray[np.bool_],
     first: IntArray,
     second: IntArray,
-    listed_bound: FloatArray,
     margin: float,
     sin_line: float,
     line_points: FloatArray,
@@ -918,6 +918,9 @@ def listed_contacts(
     smooth_joins: bool,
 ) -> tuple:
     """A reusing step in one call: :func:`listed_pairs_within`, then :func:`pair_contacts`.
+
+    The arguments after ``listed_bound`` (each listed pair's bound at the build) are those of
+    :func:`pair_contacts`, with the listed pairs as ``first``, ``second``.
 
     ``local_moves`` bounds how far each of the first segments (the local ones) has moved
     since the list was built; the others' (received) motion is bounded here from their

@@ -843,21 +843,7 @@ class ContactSearch:
         if compiled_kernels:
             return RawContacts(
                 *compiled.pair_contacts(
-                    seg.coefficients,
-                    seg.radius,
-                    seg.rod,
-                    seg.element,
-                    seg.s0,
-                    seg.s1,
-                    seg.first,
-                    seg.last,
-                    first,
-                    second,
-                    self._margin,
-                    self._sin_line,
-                    self._line_xi,
-                    self._line_w,
-                    self._centreline.representation == "smooth",
+                    *self._segment_arguments(seg), first, second, *self._narrow_settings()
                 )
             )
         pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
@@ -874,25 +860,42 @@ class ContactSearch:
         """
         return RawContacts(
             *compiled.listed_contacts(
-                seg.coefficients,
                 listed.reference,
                 local_moves,
-                seg.radius,
-                seg.rod,
-                seg.element,
-                seg.s0,
-                seg.s1,
-                seg.first,
-                seg.last,
+                listed.bound,
+                *self._segment_arguments(seg),
                 listed.first,
                 listed.second,
-                listed.bound,
-                self._margin,
-                self._sin_line,
-                self._line_xi,
-                self._line_w,
-                self._centreline.representation == "smooth",
+                *self._narrow_settings(),
             )
+        )
+
+    @staticmethod
+    def _segment_arguments(
+        seg: SegmentArrays,
+    ) -> tuple[
+        FloatArray, FloatArray, IntArray, IntArray, FloatArray, FloatArray, BoolArray, BoolArray
+    ]:
+        """The segment arrays of the compiled narrow phase, in its arguments' order."""
+        return (
+            seg.coefficients,
+            seg.radius,
+            seg.rod,
+            seg.element,
+            seg.s0,
+            seg.s1,
+            seg.first,
+            seg.last,
+        )
+
+    def _narrow_settings(self) -> tuple[float, float, FloatArray, FloatArray, bool]:
+        """The compiled narrow phase's settings (margin, line contact, joins)."""
+        return (
+            self._margin,
+            self._sin_line,
+            self._line_xi,
+            self._line_w,
+            self._centreline.representation == "smooth",
         )
 
     def _narrow_numpy(
