@@ -300,6 +300,52 @@ def test_sliding_rows_match_central_differences(comm):
         assert np.max(np.abs(fd / (2 * h) - d_dense[:, j])) <= 1e-6 * np.max(np.abs(d_dense))
 
 
+@pytest.mark.skip_in_parallel  # a check of the local algebra (rows are the same on every rank)
+def test_rolling_rows_match_central_differences(comm):
+    """K = ∂(Bᵀμ)/∂x, G = ∂(Bᵀμ)/∂μ and C = ∂c/∂x of a rolling rod–rod contact (smooth
+    kernel, rows placed once per set of contacts) against central differences of the forces
+    and the constraint: step 1e-7 on a perturbed state, tolerance 1e-6 of the largest entry
+    (as for the sliding rows above).
+    """
+    problem, rolling = crossing_rods(comm)
+    rolling.prepare(0.0, 0.01)
+    state = problem.rod.state.x.array
+    state[:] += 0.01 * np.random.default_rng(3).standard_normal(len(state))
+    mu = np.array([0.3, -0.2, -1.0])
+    n = len(state)
+
+    def forces(multipliers):
+        lin = rolling.linearise(multipliers)
+        out = np.zeros(n)
+        np.add.at(out, lin.force_rows, lin.force_values)
+        return out, lin.constraint
+
+    def dense(entries, shape):
+        out = np.zeros(shape)
+        np.add.at(out, entries[:2], entries[2])
+        return out
+
+    lin = rolling.linearise(mu)
+    K = dense(lin.stiffness, (n, n))
+    G = dense(lin.coupling, (n, 3))
+    C = dense(lin.constraint_jacobian, (3, n))
+    dofs = (6 * rolling._points.nodes[0][:, None] + np.arange(6)).ravel()
+    h = 1e-7
+    for dof in dofs:
+        state[dof] += h
+        f_plus, c_plus = forces(mu)
+        state[dof] -= 2 * h
+        f_minus, c_minus = forces(mu)
+        state[dof] += h
+        assert np.max(np.abs((f_plus - f_minus) / (2 * h) - K[:, dof])) <= 1e-6 * np.abs(K).max()
+        assert np.max(np.abs((c_plus - c_minus) / (2 * h) - C[:, dof])) <= 1e-6 * np.abs(C).max()
+    for j in range(3):
+        step = h * np.eye(3)[j]
+        fd = (forces(mu + step)[0] - forces(mu - step)[0]) / (2 * h)
+        assert np.max(np.abs(fd - G[:, j])) <= 1e-6 * np.abs(G).max()
+    assert np.abs(K).max() > 0 and np.abs(C[:, dofs]).max() > 0  # not vacuous
+
+
 def test_rod_leaves_a_cylinder_at_cos_four_sevenths(comm):
     g, radius, start = 9.81, 0.5, 0.5
     section = Section.circular(radius=R, E=1e7, nu=0.3, density=1.0)
