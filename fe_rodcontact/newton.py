@@ -219,8 +219,6 @@ class NewtonProblem:
         self._check.attach(self._snes.getKSP())
         self._snes.setConvergenceHistory(reset=True)
         self._failure: str | None = None
-        self.point_residual: Callable[[PETSc.Vec], None] | None = None
-        """Adds point terms (e.g. contact forces at moving points) to the assembled residual."""
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
@@ -315,11 +313,7 @@ class NewtonProblem:
         dolfinx.fem.petsc.assign(x, self._unknown)
 
     def assemble_residual(self, _snes: PETSc.SNES | None, x: PETSc.Vec, b: PETSc.Vec) -> None:
-        """Assemble F(x) into b, Dirichlet rows set to x − g (as DOLFINx's SNES callbacks do).
-
-        :attr:`point_residual`, when set, adds its terms to the owned entries of b after the
-        forms are assembled and before the Dirichlet rows are set.
-        """
+        """Assemble F(x) into b, Dirichlet rows set to x − g (as DOLFINx's SNES callbacks do)."""
         self._take(x)
         self._residual.refresh_unknown()
         self._jacobian.refresh_unknown()
@@ -339,8 +333,6 @@ class NewtonProblem:
             coeffs=[jacobian.coefficients],
         )
         dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.ADD, PETSc.ScatterMode.REVERSE)
-        if self.point_residual is not None:
-            self.point_residual(b)
         dolfinx.fem.petsc.set_bc(b, self._bcs, x0=x, alpha=-1.0)
         dolfinx.la.petsc._ghost_update(b, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
 
