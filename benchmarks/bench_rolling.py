@@ -16,11 +16,16 @@ rods of length 0.5 along y (the other half, shared equally), spaced 0.1 apart al
 rod. With ``--contacts k`` the first k short rods lie on the long rod (centreline distance
 2R: touching at t = 0, so they roll); the others are lifted by 0.2 and never touch anything.
 So every contact count has the same rods, elements, dofs and sparsity; only the number of
-contacts (3 multipliers each) changes. At t = 0 every short rod moves along x at v = 0.1 m/s
-and spins about its axis at v/R (rolling without slip on a resting rod), and the long rod has a
-sideways bending velocity v_y = 0.05 sin(6π(x + 5)/10) m/s, which the short rods' spins do not
-match: the contact forces are not zero, the contact points move along both rods, and the rods
-deform.
+contacts (3 multipliers each) changes. The spacing is a whole number of long-rod elements, so
+all contact points cross the long rod's nodes in the same step, and the constrained solve's
+pattern (which follows the contacts' stencils) changes in few steps; ``--stagger`` shifts the
+short rods by different fractions of an element, so that some contact crosses a node in
+nearly every step, as in a scene whose contacts move independently.
+
+At t = 0 every short rod moves along x at v = 0.1 m/s and spins about its axis at v/R
+(rolling without slip on a resting rod), and the long rod has a sideways bending velocity
+v_y = 0.05 sin(6π(x + 5)/10) m/s, which the short rods' spins do not match: the contact
+forces are not zero, the contact points move along both rods, and the rods deform.
 
 Three models of the same rods, each a :class:`~fe_rodcontact.dynamics.DynamicProblem` with the
 same initial velocities:
@@ -95,6 +100,7 @@ the contact tracker recognising each contact from one step to the next.
 Usage::
 
     python benchmarks/bench_rolling.py --sizes 10000 --contacts 0 1 10 100 --repeats 5
+    python benchmarks/bench_rolling.py --contacts 0 100 --repeats 7 --dt-contacts --stagger
     mpiexec -n 2 python -m mpi4py benchmarks/bench_rolling.py --contacts 0 100 --dt-contacts
 
 No assertions: this reports numbers, it does not test them.
@@ -197,12 +203,15 @@ def difference(after: dict[str, Totals], before: dict[str, Totals]) -> dict[str,
     return {k: v - before.get(k, np.zeros(3)) for k, v in after.items()}
 
 
-def scene(elements: int, contacts: int) -> tuple[list[Curve], list[int]]:
+def scene(elements: int, contacts: int, stagger: bool = False) -> tuple[list[Curve], list[int]]:
     """The long rod and the short rods, the first ``contacts`` of them touching it.
 
     Args:
         elements: Elements in total: half on the long rod, half shared by the short rods.
         contacts: Short rods that lie on the long rod (the others are lifted).
+        stagger: Shift short rod i along x by frac(0.618 i) of a long-rod element, so that
+            the contact points cross the long rod's nodes in different steps (without it
+            the spacing is a whole number of elements and they all cross in the same step).
 
     Returns:
         The curves and the elements per rod.
@@ -211,8 +220,9 @@ def scene(elements: int, contacts: int) -> tuple[list[Curve], list[int]]:
     short_elements = max((elements - long_elements) // SHORT_RODS, 1)
     curves = [straight((-LONG_LENGTH / 2, 0, 0), (LONG_LENGTH / 2, 0, 0), name="long")]
     spacing = LONG_LENGTH / SHORT_RODS
+    element = LONG_LENGTH / long_elements
     for i in range(SHORT_RODS):
-        x = (i - (SHORT_RODS - 1) / 2) * spacing
+        x = (i - (SHORT_RODS - 1) / 2) * spacing + (((0.618 * i) % 1) * element if stagger else 0)
         z = 2 * RADIUS + (0.0 if i < contacts else LIFT)
         curves.append(
             straight((x, -SHORT_LENGTH / 2, z), (x, SHORT_LENGTH / 2, z), name=f"short{i}")
@@ -237,9 +247,11 @@ MODELS = ("plain", "mumps", "rolling")
 """No contact (the step's default LU), no contact with MUMPS LU, rolling contacts."""
 
 
-def build(elements: int, contacts: int, model: str, prefix: str) -> DynamicProblem:
+def build(
+    elements: int, contacts: int, model: str, prefix: str, stagger: bool = False
+) -> DynamicProblem:
     """The scene as a DynamicProblem of ``model`` (one of :data:`MODELS`)."""
-    curves, per_rod = scene(elements, contacts)
+    curves, per_rod = scene(elements, contacts, stagger)
     rods = create_rod_mesh(MPI.COMM_WORLD, curves, elements=per_rod)
     rod = CosseratRod(rods, SECTION)
     contributions = [RollingContact(rod)] if model == "rolling" else []
@@ -320,9 +332,11 @@ def mean_per_step(records: list[StepRecord], name: str, clock: int) -> float:
     return 1e3 * sum(r.get(name, clock) for r in records) / len(records)
 
 
-def energy_run(elements: int, contacts: int, dt: float, steps: int, prefix: str) -> str:
+def energy_run(
+    elements: int, contacts: int, dt: float, steps: int, prefix: str, stagger: bool
+) -> str:
     """``steps`` fixed steps of dt of the rolling model; the outcome as a table row's tail."""
-    problem = build(elements, contacts, "rolling", prefix)
+    problem = build(elements, contacts, "rolling", prefix, stagger)
     try:
         problem.solve(steps * dt, TimeStepping(dt=dt, adaptive=False))
     except (ConvergenceError, ContactError) as error:
@@ -355,6 +369,9 @@ def main() -> None:
     parser.add_argument("--dt-start", type=float, default=0.64, help="largest dt tried")
     parser.add_argument("--dt-halvings", type=int, default=6, help="smaller dt tried")
     parser.add_argument("--energy-steps", type=int, default=8, help="steps of each dt run")
+    parser.add_argument(
+        "--stagger", action="store_true", help="contacts cross nodes in different steps"
+    )
     args = parser.parse_args()
     if any(not 0 <= c <= SHORT_RODS for c in args.contacts):
         parser.error(f"--contacts must lie in [0, {SHORT_RODS}]")
@@ -366,7 +383,7 @@ def main() -> None:
     cases: dict[tuple[int, int], Case] = {}
     for n in args.sizes:
         for c in args.contacts:
-            models = {m: build(n, c, m, f"bench_{m}_{n}_{c}_") for m in MODELS}
+            models = {m: build(n, c, m, f"bench_{m}_{n}_{c}_", args.stagger) for m in MODELS}
             for problem in models.values():  # warm-up: untimed
                 if not problem.try_step(args.dt)[0]:
                     raise RuntimeError(f"warm-up step failed ({n} elements, {c} contacts)")
@@ -381,7 +398,9 @@ def main() -> None:
         for c in dt_contacts:
             dt = args.dt_start
             for k in range(args.dt_halvings + 1):
-                outcome = energy_run(n, c, dt, args.energy_steps, f"bench_dt_{n}_{c}_{k}_")
+                outcome = energy_run(
+                    n, c, dt, args.energy_steps, f"bench_dt_{n}_{c}_{k}_", args.stagger
+                )
                 dt_rows.append((n, c, dt, outcome))
                 if outcome.startswith("pass"):
                     break
