@@ -277,8 +277,8 @@ class ConstrainedNewton:
         """Solve, let the contributions move their points, and solve again until none moves.
 
         A step's (or load step's) loop: :meth:`PointContribution.move_points` moves points and
-        switches rows, never a coefficient of the rod's forms, so the forms are packed for the
-        first solve only.
+        switches rows, never a coefficient of the rod's forms, so the later solves are
+        ``same_step`` ones (:meth:`solve`).
 
         Args:
             max_solves: Solves before giving up ("did not settle", in :attr:`failure`).
@@ -288,7 +288,7 @@ class ConstrainedNewton:
         """
         total = 0
         for k in range(max_solves):
-            converged, iterations = self.solve(repack=k == 0)
+            converged, iterations = self.solve(same_step=k > 0)
             total += iterations
             if not converged:
                 return False, total
@@ -301,16 +301,16 @@ class ConstrainedNewton:
         self._failure = f"contact points did not settle in {max_solves} solves"
         return False, total
 
-    def solve(self, *, repack: bool = True) -> tuple[bool, int]:
+    def solve(self, *, same_step: bool = False) -> tuple[bool, int]:
         """Newton from the current rod state and the contributions' initial multipliers.
 
         Serially, a solve whose linear solve failed with PETSc's LU is repeated from its start
         with MUMPS (module docs); the iterations of both count.
 
         Args:
-            repack: Pack the rod forms' constants and coefficients (other than the unknown,
-                refreshed every iteration) first. ``False`` only when none of them changed
-                since the last solve.
+            same_step: A solve of the last solve's equations with moved points: no coefficient
+                of the rod's forms changed, so they are not packed again, and the rod residual
+                where the last solve ended is reused.
 
         Returns:
             (converged, iterations); the rod state and :attr:`multipliers` hold the last iterate.
@@ -319,7 +319,7 @@ class ConstrainedNewton:
         m = int(sum(self._sizes))
         self._layout(m)
         start = self._problem.unknown.x.array.copy()
-        if repack:
+        if not same_step:
             self._problem.pack()
             self._rod_residual_at = None
         converged, iterations, linear_failure = self._newton()
@@ -358,14 +358,29 @@ class ConstrainedNewton:
         if self._comm.rank == 0:
             array[self._multiplier_slot] = start
         self._set_pattern(self._X)
+        start_values = self._X.getArray(readonly=True).copy()
         error = None
         try:
             self._snes.solve(None, self._X)
         except PETSc.Error as exc:
             error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
         errors = [e for e in self._comm.allgather(error) if e is not None]
-        self._take(self._X)
         reason = self._snes.getConvergedReason()
+        atol = max(self._snes.getTolerances()[1], self._problem.stall_floor)
+        norms = self._snes.getConvergenceHistory()[0]
+        if (
+            not errors
+            and reason == PETSc.SNES.ConvergedReason.DIVERGED_LINE_SEARCH
+            and self._snes.getIterationNumber() == 0
+            and len(norms)
+            and norms[0] <= atol
+        ):
+            # An iteration forced (snes_force_iteration) from a start that met the tolerance
+            # (a step's re-solve starts at the last solve's solution): the Newton step only
+            # meets round-off, and a back-tracking line search fails on it. The start stands.
+            self._X.getArray()[:] = start_values
+            reason = PETSc.SNES.ConvergedReason.CONVERGED_FNORM_ABS
+        self._take(self._X)
         converged = reason > 0 and not errors
         # A factorisation that failed or a solution that the check rejected (not a PETSc error
         # raised through the solve: that leaves the vectors locked, and is not the LU's doing).
@@ -375,11 +390,7 @@ class ConstrainedNewton:
         elif not converged:
             self._failure = self._check.failure or f"SNES reason {reason}"
         else:
-            self._failure = _suspicious_convergence(
-                reason,
-                self._snes.getConvergenceHistory()[0],
-                max(self._snes.getTolerances()[1], self._problem.stall_floor),
-            )
+            self._failure = _suspicious_convergence(reason, norms, atol)
             converged = self._failure is None
         return converged, int(self._snes.getIterationNumber()), linear_failure
 
