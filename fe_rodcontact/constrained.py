@@ -106,6 +106,22 @@ class _Linearised:
     linearised: PointLinearisation
 
 
+def _forced_step_from_a_solution(snes: PETSc.SNES, norms: FloatArray, atol: float) -> bool:
+    """Whether SNES failed only on an iteration forced from a start that met the tolerance.
+
+    ``snes_force_iteration`` makes the first iteration run even when the start residual is
+    below atol (a step's residual may start there). From a solution (a step's re-solve starts
+    at the last one) the Newton step only meets round-off, and a back-tracking line search
+    gives up on it: DIVERGED_LINE_SEARCH after 0 iterations.
+    """
+    return bool(
+        snes.getConvergedReason() == PETSc.SNES.ConvergedReason.DIVERGED_LINE_SEARCH
+        and snes.getIterationNumber() == 0
+        and len(norms)
+        and norms[0] <= atol
+    )
+
+
 def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
     return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
 
@@ -368,17 +384,8 @@ class ConstrainedNewton:
         reason = self._snes.getConvergedReason()
         atol = max(self._snes.getTolerances()[1], self._problem.stall_floor)
         norms = self._snes.getConvergenceHistory()[0]
-        if (
-            not errors
-            and reason == PETSc.SNES.ConvergedReason.DIVERGED_LINE_SEARCH
-            and self._snes.getIterationNumber() == 0
-            and len(norms)
-            and norms[0] <= atol
-        ):
-            # An iteration forced (snes_force_iteration) from a start that met the tolerance
-            # (a step's re-solve starts at the last solve's solution): the Newton step only
-            # meets round-off, and a back-tracking line search fails on it. The start stands.
-            self._X.getArray()[:] = start_values
+        if not errors and _forced_step_from_a_solution(self._snes, norms, atol):
+            self._X.getArray()[:] = start_values  # the start stands
             reason = PETSc.SNES.ConvergedReason.CONVERGED_FNORM_ABS
         self._take(self._X)
         converged = reason > 0 and not errors
