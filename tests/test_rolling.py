@@ -493,7 +493,7 @@ def test_resolves_of_a_step_reuse_the_packed_forms(comm, monkeypatch):
     """Moving the contact points changes no coefficient of the rod's forms, so a step's
     second and later solves skip packing them and reuse the rod residual where they start: the
     trajectory is that of packing and assembling afresh before every solve, bit for bit
-    (difference exactly 0), and the re-solves did happen.
+    serially (difference exactly 0), and the re-solves did happen.
     """
     solve = ConstrainedNewton.solve
     later: list[bool] = []
@@ -514,7 +514,11 @@ def test_resolves_of_a_step_reuse_the_packed_forms(comm, monkeypatch):
         problem.solve(0.1, TimeStepping(dt=0.02, adaptive=False))
         runs.append(problem.rod.state.x.array.copy())
     assert later.count(True) >= problem.steps  # at least one re-solve per step
-    assert np.array_equal(runs[0], runs[1])
+    # Serially bit for bit; on 2 ranks MUMPS's factorisation is not bitwise reproducible from
+    # one run to the next in a process (measured 3e-17 m on 5.6e-3 m after the other tests of
+    # this file, 0 alone), as in the restart test above.
+    tolerance = 0.0 if comm.size == 1 else 1e-14 * np.max(np.abs(runs[0]))
+    assert np.max(np.abs(runs[0] - runs[1])) <= tolerance
 
 
 def test_a_contact_rolling_two_elements_per_step_stays_one_rolling_contact(comm):
