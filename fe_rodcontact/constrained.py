@@ -12,17 +12,19 @@ c(x, μ) with C = ∂c/∂x and D = ∂c/∂μ (zero for pure constraints). One 
 with public callbacks :meth:`ConstrainedNewton.residual` and :meth:`ConstrainedNewton.jacobian`.
 
 Layout: the multipliers (a few per contact) are owned by rank 0 and follow its rod dofs, the
-stacked layout of a MatNest converted to AIJ; the matrix is assembled through PETSc's COO
-interface, whose pattern is set once per solve (contact stencils are fixed during a solve) and
-whose values are written in one call per iteration.
+stacked layout of a MatNest converted to AIJ. The pattern is set once per solve (contact
+stencils are fixed during a solve), and only rebuilt when it changed; on several ranks the
+matrix is assembled through PETSc's COO interface, with its values written in one call per
+iteration.
 
 The linear solves are direct. On several ranks they are MUMPS's LU, which pivots where the zero
 multiplier block needs it. Serially they are PETSc's own LU (3–4 times faster than MUMPS on
 these banded rod matrices), which does not pivot; the unknowns are therefore numbered in an
 order of elimination that never meets a zero pivot when the rod block is positive definite
-(:mod:`fe_rodcontact.elimination`), and the rod Jacobian is assembled into a matrix that
-stores its values in the rod part of the COO values (no copy). Where the order fails (an
-indefinite rod block, a near-zero pivot caught by the PC or by the residual check of
+(:mod:`fe_rodcontact.elimination`), and the matrix is built in that order on arrays that
+PETSc shares (:class:`~fe_rodcontact.ordered_matrix.OrderedMatrix`: a new pattern is merged
+row by row, not sorted as COO entries). Where the order fails (an indefinite rod block, a
+near-zero pivot caught by the PC or by the residual check of
 :class:`~fe_rodcontact.solvecheck.LinearSolveCheck`), the solve is repeated from its start with
 MUMPS: decided per solve, so a restarted run repeats the same choices.
 """
@@ -40,13 +42,13 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contributions import PointContribution, PointLinearisation
-from fe_rodcontact.elimination import EliminationOrder
 from fe_rodcontact.newton import (
     NewtonProblem,
     _set_options,
     _suspicious_convergence,
     _weak,
 )
+from fe_rodcontact.ordered_matrix import OrderedMatrix
 from fe_rodcontact.solvecheck import LinearSolveCheck
 
 __all__ = ["ConstrainedNewton", "combine"]
@@ -218,9 +220,7 @@ class ConstrainedNewton:
         self._contact: _ContactPattern | None = None
         self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
-        self._order: EliminationOrder | None = None
-        self._rod_csr: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
-        self._rod_view: PETSc.Mat | None = None
+        self._ordered_matrix: OrderedMatrix | None = None
         self._rod_slot: slice | IntArray = slice(0, self._n)
         self._multiplier_slot: slice | IntArray = slice(self._n, None)
         self.lu_fallbacks = 0
@@ -234,7 +234,7 @@ class ConstrainedNewton:
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
-        for name in ("_snes", "_A", "_X", "_F", "_x_rod", "_b_rod", "_rod_view"):
+        for name in ("_snes", "_A", "_X", "_F", "_x_rod", "_b_rod", "_ordered_matrix"):
             obj = getattr(self, name, None)
             if obj is not None:
                 obj.destroy()
@@ -265,7 +265,7 @@ class ConstrainedNewton:
         """Vectors, matrix and SNES for m multipliers (rebuilt when m changes)."""
         if m == self._m:
             return
-        for name in ("_snes", "_A", "_X", "_F", "_rod_view"):
+        for name in ("_snes", "_A", "_X", "_F"):
             obj = getattr(self, name)
             if obj is not None:
                 obj.destroy()
@@ -278,7 +278,6 @@ class ConstrainedNewton:
         self._A.setType("aij")
         self._contact = None
         self._rod_indices = None
-        self._rod_view = None
         self._rod_slot, self._multiplier_slot = slice(0, self._n), slice(self._n, None)
         self._snes = PETSc.SNES().create(self._comm)
         self._snes.setFunction(_weak(self.residual), self._F)
@@ -512,22 +511,14 @@ class ConstrainedNewton:
     def _set_pattern(self, X: PETSc.Vec) -> None:
         """A matrix with the pattern of this solve (stencils are fixed during a solve).
 
-        The pattern is the rod matrix's (read once per layout) followed by the point terms'
-        entries. A new matrix whenever the pattern changes: a factorisation keeps data of the
-        pattern it was built on (MUMPS on several ranks returned garbage after a
-        re-preallocation).
+        The pattern is the rod matrix's (read once per layout) and the point terms' entries. A
+        new matrix whenever the pattern changes: a factorisation keeps data of the pattern it
+        was built on (MUMPS on several ranks returned garbage after a re-preallocation).
         """
         linearised = self._linearise(X)
-        rod_matrix = self._problem.matrix
         changed = self._rod_indices is None or self._contact is None
         if self._rod_indices is None:
-            self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
-            indptr, columns, _ = rod_matrix.getValuesCSR()
-            rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
-            self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
-            if self._ordered:
-                self._order = EliminationOrder(rod_matrix, *self._rod_indices)
-                self._rod_csr = (indptr, columns)
+            self._read_rod_pattern()
         contact = self._contact_pattern(linearised)
         if self._contact is not None:
             changed |= not (
@@ -538,51 +529,43 @@ class ConstrainedNewton:
         if not self._comm.allreduce(changed, op=MPI.LOR):
             return
         assert self._snes is not None and self._A is not None
-        rows = np.concatenate([self._rod_indices[0], contact.rows])
-        cols = np.concatenate([self._rod_indices[1], contact.cols])
+        old = self._A
         if self._ordered:
-            rows, cols = self._renumber(X, contact, rows, cols)
-        self._values = np.zeros(len(rows))
-        if self._ordered:
-            self._share_rod_values()
-        sizes = self._A.getSizes()
-        self._A.destroy()
-        self._A = PETSc.Mat().create(comm=self._comm)
-        self._A.setSizes(sizes)
-        self._A.setType("aij")
-        self._A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
+            self._A = self._renumbered_matrix(X, contact)
+        else:
+            self._A = self._coo_matrix(contact)
+        old.destroy()  # (a no-op where OrderedMatrix freed it already)
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
 
-    def _share_rod_values(self) -> None:
-        """A rod matrix that stores its values in the rod part of the COO values (serial).
-
-        The rod Jacobian is then assembled straight into the array that ``setValuesCOO``
-        reads, instead of being copied out of the rod matrix every iteration.
-        """
-        assert self._rod_csr is not None
-        if self._rod_view is not None:
-            self._rod_view.destroy()
-        indptr, columns = self._rod_csr
+    def _read_rod_pattern(self) -> None:
+        """The rod matrix's entries in the constrained system (and, serially, its order)."""
         rod_matrix = self._problem.matrix
-        self._rod_view = PETSc.Mat().createAIJWithArrays(
-            (self._n, self._n),
-            (indptr, columns, self._values[: len(columns)]),
-            comm=PETSc.COMM_SELF,
-        )
-        # DOLFINx assembles with MatSetValuesBlockedLocal: the block size must be the rod's.
-        self._rod_view.setBlockSize(rod_matrix.getBlockSize())
-        self._rod_view.setLGMap(*rod_matrix.getLGMap())
+        self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+        indptr, columns, _ = rod_matrix.getValuesCSR()
+        rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
+        self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
+        if self._ordered and self._ordered_matrix is None:  # the rod pattern never changes
+            self._ordered_matrix = OrderedMatrix(rod_matrix)
 
-    def _renumber(
-        self, X: PETSc.Vec, contact: _ContactPattern, rows: IntArray, cols: IntArray
-    ) -> tuple[IntArray, IntArray]:
-        """Number the unknowns in the order of elimination of this pattern (serial).
+    def _coo_matrix(self, contact: _ContactPattern) -> PETSc.Mat:
+        """A matrix of the rod entries and ``contact``'s, preallocated through PETSc's COO."""
+        assert self._rod_indices is not None and self._A is not None
+        rows = np.concatenate([self._rod_indices[0], contact.rows])
+        cols = np.concatenate([self._rod_indices[1], contact.cols])
+        self._values = np.zeros(len(rows))
+        A = PETSc.Mat().create(comm=self._comm)
+        A.setSizes(self._A.getSizes())
+        A.setType("aij")
+        A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
+        return A
 
-        Moves X's values to their new places (its linearisation stays valid) and returns the
-        pattern's (rows, cols) in the new numbering.
+    def _renumbered_matrix(self, X: PETSc.Vec, contact: _ContactPattern) -> PETSc.Mat:
+        """The matrix in the order of elimination of this pattern (serial; module docs).
+
+        Moves X's values to their new places (its linearisation stays valid).
         """
-        assert self._order is not None
-        positions = self._order.positions(contact.rows, contact.cols, self._m)
+        assert self._ordered_matrix is not None
+        positions = self._ordered_matrix.set_pattern(contact.rows, contact.cols, self._m)
         array = X.getArray()
         rod, multipliers = array[self._rod_slot].copy(), array[self._multiplier_slot].copy()
         self._rod_slot, self._multiplier_slot = positions[: self._n], positions[self._n :]
@@ -591,7 +574,8 @@ class ConstrainedNewton:
             self._linearised = _Linearised(
                 (X.handle, X.stateGet()), array.copy(), self._linearised.linearised
             )
-        return positions[rows], positions[cols]
+        assert self._ordered_matrix.matrix is not None
+        return self._ordered_matrix.matrix
 
     def jacobian(
         self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
@@ -601,15 +585,16 @@ class ConstrainedNewton:
         assert self._rod_indices is not None
         if self._contact is None or not self._contact.matches(linearised):
             raise RuntimeError("the point terms changed their pattern during a solve.")
+        if self._ordered_matrix is not None:
+            self._problem.assemble_jacobian(None, self._x_rod, self._ordered_matrix.rod_view, None)
+            self._ordered_matrix.fill(self._contact.values(linearised))
+            return
         rod_entries = len(self._rod_indices[1])
-        if self._rod_view is not None:
-            self._problem.assemble_jacobian(None, self._x_rod, self._rod_view, None)
-        else:
-            rod_matrix = self._problem.matrix
-            self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
-            _, columns, rod_values = rod_matrix.getValuesCSR()
-            assert len(columns) == rod_entries
-            self._values[:rod_entries] = rod_values
+        rod_matrix = self._problem.matrix
+        self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+        _, columns, rod_values = rod_matrix.getValuesCSR()
+        assert len(columns) == rod_entries
+        self._values[:rod_entries] = rod_values
         self._values[rod_entries:] = self._contact.values(linearised)
         A.setValuesCOO(self._values, addv=PETSc.InsertMode.INSERT_VALUES)
         A.assemble()
