@@ -45,7 +45,7 @@ def merged_pattern(
     point_cols: IntArray,
     new_indptr: npt.NDArray[np.integer],
     new_columns: npt.NDArray[np.integer],
-    sources: IntArray,
+    sources: npt.NDArray[np.integer],
     point_slots: IntArray,
 ) -> int:
     """The CSR pattern of a rod block and point entries, renumbered by ``positions``.
@@ -134,7 +134,7 @@ def merged_pattern(
 def fill_values(
     values: FloatArray,
     rod_values: FloatArray,
-    sources: IntArray,
+    sources: npt.NDArray[np.integer],
     point_slots: IntArray,
     point_values: FloatArray,
 ) -> None:
@@ -180,7 +180,7 @@ class OrderedMatrix:
         self.matrix: PETSc.Mat | None = None
         """The merged matrix of the last pattern (a new one per pattern)."""
         self._values = np.zeros(0)
-        self._sources = np.zeros(0, np.int64)
+        self._sources = np.zeros(0, PETSc.IntType)
         self._point_slots = np.zeros(0, np.int64)
 
     def destroy(self) -> None:
@@ -203,7 +203,9 @@ class OrderedMatrix:
         capacity = len(self._columns) + len(rows)
         indptr = np.empty(size + 1, PETSc.IntType)
         columns = np.empty(capacity, PETSc.IntType)
-        sources = np.empty(capacity, np.int64)
+        # PETSc's own index type (4 bytes unless built with 64-bit indices) for the sources too:
+        # a fill reads them for every entry, and it is bound by memory traffic.
+        sources = np.empty(capacity, PETSc.IntType)
         self._point_slots = np.empty(len(rows), np.int64)
         count = merged_pattern(
             self._indptr,

@@ -45,7 +45,7 @@ def test_merged_pattern_and_values_match_a_dense_build(seed):
     capacity = len(columns) + count
     new_indptr = np.empty(size + 1, PETSc.IntType)
     new_columns = np.empty(capacity, PETSc.IntType)
-    sources = np.empty(capacity, np.int64)
+    sources = np.empty(capacity, PETSc.IntType)
     slots = np.empty(count, np.int64)
     entries = merged_pattern(
         indptr, columns, positions, point_rows, point_cols, new_indptr, new_columns, sources, slots
@@ -81,7 +81,7 @@ def test_a_petsc_matrix_on_the_merged_arrays_shares_their_values():
     positions = np.arange(n, dtype=np.int64)[::-1].copy()
     new_indptr = np.empty(n + 1, PETSc.IntType)
     new_columns = np.empty(len(columns), PETSc.IntType)
-    sources = np.empty(len(columns), np.int64)
+    sources = np.empty(len(columns), PETSc.IntType)
     no_points = np.zeros(0, np.int64)
     entries = merged_pattern(
         indptr,
