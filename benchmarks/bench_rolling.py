@@ -49,7 +49,7 @@ process ``time.process_time``, inclusive of nested calls) before the problems ar
 - ``NewtonProblem.solve`` (plain, mumps) and ``ConstrainedNewton.solve`` (rolling): one SNES
   solve from packing the forms to the converged iterate, i.e. all its Newton iterations: the
   residual and Jacobian callbacks, the LU factorisations and triangular solves, SNES's norms
-  and, for the constrained solve, the set-up of the COO pattern of the solve. With rolling
+  and, for the constrained solve, the set-up of the matrix pattern of the solve. With rolling
   contacts a step has several solves (the contact points are moved and the step solved again
   until they settle, ``RollingContact.move_points``).
 - **ms/it** = (time in the solves of a step) / (Newton iterations of the step, summed over its
@@ -67,8 +67,10 @@ The breakdown (mean per iteration over all timed steps, ms) splits the solves in
 - ``rows``: ``RollingContact.linearise`` (forces Bᵀμ, constraint c and the blocks K, G, C of
   every contact, numpy over the contacts; cached per iterate);
 - ``glue``: the rest of ``ConstrainedNewton.residual``/``jacobian``/``_set_pattern``
-  (copies between the extended and the rod vectors, the rod matrix read back with
-  ``getValuesCSR``, the COO entries, ``setValuesCOO``, ``MatAssembly``);
+  (copies between the extended and the rod vectors, the point terms' pattern; serially the
+  order of elimination, the merged CSR of a new pattern and the fill of the values,
+  ``OrderedMatrix``; on several ranks the rod matrix read back with ``getValuesCSR``, the COO
+  preallocation of a new pattern, ``setValuesCOO``; ``MatAssembly``);
 - ``LU+SNES``: the solve minus its callbacks: the factorisations and triangular solves,
   norms, vector copies and packing;
 
