@@ -580,7 +580,7 @@ class ConstrainedNewton:
     def jacobian(
         self, _snes: PETSc.SNES | None, X: PETSc.Vec, A: PETSc.Mat, _P: PETSc.Mat | None
     ) -> None:
-        """[[J + K, G], [C, D]] into A (COO, in the pattern set for this solve)."""
+        """[[J + K, G], [C, D]] into A (in the pattern set for this solve)."""
         linearised = self._linearise(X)
         assert self._rod_indices is not None
         if self._contact is None or not self._contact.matches(linearised):
