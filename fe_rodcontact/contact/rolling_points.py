@@ -122,32 +122,33 @@ class PointPlacement:
             wrap = closed[rods] & (np.abs(delta) > 0.5 * lengths[rods])
             delta[wrap] -= np.sign(delta[wrap]) * lengths[rods][wrap]
         mid_a, mid_b = c.s_a + 0.5 * da, c.s_b + 0.5 * db
-        # Positions of every node the search can reach (stencils near the segment).
-        nodes = []
+        # Positions of every node the search can reach: the stencils at the points of every
+        # element passed over, each taken on both sides of a node (one call per rod side).
         h_a = self._h[c.rod_a]
         h_b = self._h[np.maximum(c.rod_b, 0)]
         spans = int(np.ceil(max(np.max(np.abs(da) / h_a), np.max(np.abs(db) / h_b))))
         rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
-        for fraction in np.linspace(-0.5, 0.5, 2 * spans + 3):  # every element passed over
-            for nudge in (-1e-6, 0.0, 1e-6):  # both elements at a node
-                el_a, sa = self._stencils.locate(c.rod_a, mid_a + fraction * da + nudge * h_a)
-                nodes.append(self._stencils.material_points(c.rod_a, el_a, sa).nodes.ravel())
-                el_b, sb = self._stencils.locate(rods_b, mid_b + fraction * db + nudge * h_b)
-                nodes.append(self._stencils.material_points(rods_b, el_b, sb).nodes.ravel())
-        wanted = np.concatenate(nodes)
-        start_x = self._gather_positions(wanted, self._rod.displacement.x.array, 3)
-        end_x = self._gather_positions(wanted, self._rod.state.x.array, 6)
+        fractions = np.linspace(-0.5, 0.5, 2 * spans + 3)[:, None, None]
+        nudges = np.array([-1e-6, 0.0, 1e-6])[None, :, None]
+        wanted = []
+        for rods, mid, delta, h in ((c.rod_a, mid_a, da, h_a), (rods_b, mid_b, db, h_b)):
+            s = mid + fractions * delta + nudges * h
+            tiled = np.broadcast_to(rods, s.shape).ravel()
+            element, s = self._stencils.locate(tiled, s.ravel())
+            wanted.append(self._stencils.material_points(tiled, element, s).nodes.ravel())
+        nodes = np.concatenate(wanted)
+        start_x = self._gather_positions(nodes, self._rod.displacement.x.array, 3)
+        end_x = self._gather_positions(nodes, self._rod.state.x.array, 6)
         t0, t1 = t, t + dt
-        base0 = self._distances(c, c.s_a, c.s_b, start_x, t0)[0]
-        base1 = self._distances(c, e.s_a, e.s_b, end_x, t1)[0]
+        base0 = self._distances(c, c.s_a, c.s_b, [(start_x, t0)])[0][0]
+        base1 = self._distances(c, e.s_a, e.s_b, [(end_x, t1)])[0][0]
         lo, hi = np.full(len(c), -0.5), np.full(len(c), 0.5)
         theta = np.zeros(len(c))
         scale: FloatArray = np.maximum(np.abs(base0), 1e-300)
         span = np.maximum(np.abs(da) / h_a, np.abs(db) / h_b)  # elements per unit of θ
         for _ in range(60):
             sa, sb = mid_a + theta * da, mid_b + theta * db
-            d0, a0, b0 = self._distances(c, sa, sb, start_x, t0)
-            d1, a1, b1 = self._distances(c, sa, sb, end_x, t1)
+            (d0, a0, b0), (d1, a1, b1) = self._distances(c, sa, sb, [(start_x, t0), (end_x, t1)])
             f = (d0 - base0) - (d1 - base1)
             slope = (a0 - a1) * da + (b0 - b1) * db
             # Done at round-off of f (1e-15·|D|), or when Newton's correction moves σ by less
@@ -191,17 +192,20 @@ class PointPlacement:
         contacts: RawContacts,
         s_a: FloatArray,
         s_b: FloatArray,
-        positions: NodalPositions,
-        t: float,
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        configurations: list[tuple[NodalPositions, float]],
+    ) -> list[tuple[FloatArray, FloatArray, FloatArray]]:
         """Distance measure (|D|, or φ for obstacles) at (s_a, s_b) and its s-derivatives.
 
         Args:
             contacts: The contacts (their rods and kinds).
             s_a: Material coordinates on rod a.
             s_b: Material coordinates on rod b (ignored for obstacles).
-            positions: Nodal positions gathered by the caller.
-            t: Time (moving obstacles).
+            configurations: (nodal positions gathered by the caller, time) of each
+                configuration to measure in (the time moves obstacles); the points' stencils
+                are built once for all of them.
+
+        Returns:
+            (distance, ∂/∂s_a, ∂/∂s_b) in each configuration.
         """
         st = self._stencils
         obstacle = contacts.kind == KIND_OBSTACLE
@@ -209,20 +213,24 @@ class PointPlacement:
         a = st.material_points(contacts.rod_a, element_a, s_a)
         element_b, s_b = st.locate(np.where(obstacle, 0, contacts.rod_b), s_b)
         b = st.material_points(np.where(obstacle, 0, contacts.rod_b), element_b, s_b)
-        xa = self._positions(a.nodes, positions)
-        xb = self._positions(b.nodes, positions)
-        ra = np.einsum("nk,nkc->nc", a.weights, xa)
-        ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
-        rb = np.einsum("nk,nkc->nc", b.weights, xb)
-        tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
-        distance = np.linalg.norm(rb - ra, axis=1)
-        n = (rb - ra) / np.maximum(distance, 1e-300)[:, None]
-        d_a = -np.einsum("nc,nc->n", n, ta)
-        d_b = np.einsum("nc,nc->n", n, tb)
-        for i in np.flatnonzero(obstacle):
-            phi, grad, _ = self._obstacles[int(contacts.rod_b[i])].distance(ra[i][None, :], t)
-            distance[i], d_a[i], d_b[i] = float(phi[0]), float(grad[0] @ ta[i]), 0.0
-        return distance, d_a, d_b
+        out = []
+        for positions, t in configurations:
+            xa = self._positions(a.nodes, positions)
+            xb = self._positions(b.nodes, positions)
+            ra = np.einsum("nk,nkc->nc", a.weights, xa)
+            ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
+            rb = np.einsum("nk,nkc->nc", b.weights, xb)
+            tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
+            distance = np.linalg.norm(rb - ra, axis=1)
+            n = (rb - ra) / np.maximum(distance, 1e-300)[:, None]
+            d_a = -np.einsum("nc,nc->n", n, ta)
+            d_b = np.einsum("nc,nc->n", n, tb)
+            for i in np.flatnonzero(obstacle):
+                obstacle_at = self._obstacles[int(contacts.rod_b[i])]
+                phi, grad, _ = obstacle_at.distance(ra[i][None, :], t)
+                distance[i], d_a[i], d_b[i] = float(phi[0]), float(grad[0] @ ta[i]), 0.0
+            out.append((distance, d_a, d_b))
+        return out
 
     @staticmethod
     def _positions(nodes: IntArray, positions: NodalPositions) -> FloatArray:
