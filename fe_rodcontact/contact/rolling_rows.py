@@ -125,9 +125,17 @@ class RowPlaces:
 
 
 def _entries(parts: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
-    """The COO entries of ``parts`` in one (rows, cols, values)."""
+    """The COO entries of ``parts`` in one (rows, cols, values).
+
+    A single non-empty part is returned as it is (not copied): usually all contacts are
+    between rods, or all with obstacles, and the places of 10⁵ entries need no copy per
+    linearisation.
+    """
+    parts = [q for q in parts if len(q[0])]
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    if len(parts) == 1:
+        return parts[0]
     return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))
 
 
