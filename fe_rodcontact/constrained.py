@@ -55,6 +55,12 @@ __all__ = ["ConstrainedNewton", "combine"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+REUSE_FACTORS_BELOW = 1e4
+"""A re-solve of a step whose start residual is below this multiple of atol (and whose pattern
+is the last solve's) reuses the last matrix and its factorisation (chord steps)."""
+CHORD_TOLERANCE = 0.1
+"""Chord steps go on to this fraction of atol (the accuracy a full Newton step overshoots to)."""
 BoolArray = npt.NDArray[np.bool_]
 Entries = tuple[IntArray, IntArray, FloatArray]
 
@@ -221,6 +227,10 @@ class ConstrainedNewton:
         self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
         self._ordered_matrix: OrderedMatrix | None = None
+        self._factored = False  # the matrix of this pattern has been assembled (and factored)
+        self._reusing = False  # this solve keeps the last matrix and its factors
+        self.reused_factor_solves = 0
+        """Re-solves that reused the last factorisation (:data:`REUSE_FACTORS_BELOW`)."""
         self._rod_slot: slice | IntArray = slice(0, self._n)
         self._multiplier_slot: slice | IntArray = slice(self._n, None)
         self.lu_fallbacks = 0
@@ -337,7 +347,11 @@ class ConstrainedNewton:
         if not same_step:
             self._problem.pack()
             self._rod_residual_at = None
-        converged, iterations, linear_failure = self._newton()
+        converged, iterations, linear_failure = self._newton(reuse_factors=same_step)
+        if not converged and self._reusing:  # the chord steps failed: Newton from the start
+            self._problem.unknown.x.array[:] = start
+            converged, more, linear_failure = self._newton()
+            iterations += more
         if linear_failure and self._ordered:
             self.lu_fallbacks += 1
             self._problem.unknown.x.array[:] = start
@@ -358,9 +372,15 @@ class ConstrainedNewton:
         if package == "petsc":
             pc.setFactorOrdering("natural")
 
-    def _newton(self) -> tuple[bool, int, bool]:
-        """One SNES solve from the start state: (converged, iterations, linear solve failed)."""
-        assert self._X is not None and self._snes is not None
+    def _newton(self, reuse_factors: bool = False) -> tuple[bool, int, bool]:
+        """One SNES solve from the start state: (converged, iterations, linear solve failed).
+
+        Args:
+            reuse_factors: Keep the last matrix and its factorisation (chord steps, to
+                :data:`CHORD_TOLERANCE` of atol) where the pattern is the last solve's and the
+                start residual is below :data:`REUSE_FACTORS_BELOW` atol.
+        """
+        assert self._X is not None and self._snes is not None and self._F is not None
         self._linearised = None
         unknown = self._problem.unknown
         start = (
@@ -372,16 +392,27 @@ class ConstrainedNewton:
         array[self._rod_slot] = unknown.x.array[: self._n]
         if self._comm.rank == 0:
             array[self._multiplier_slot] = start
-        self._set_pattern(self._X)
+        changed = self._set_pattern(self._X)
         start_values = self._X.getArray(readonly=True).copy()
+        rtol, snes_atol, stol, max_it = self._snes.getTolerances()
+        atol = max(snes_atol, self._problem.stall_floor)
+        reuse = reuse_factors and self._factored and not changed
+        if reuse:  # the start residual (its parts are cached for SNES's first evaluation)
+            self.residual(None, self._X, self._F)
+            reuse = self._F.norm() <= REUSE_FACTORS_BELOW * atol
+        self._reusing = reuse  # the matrix's state stays, so the PC keeps its factors
+        self.reused_factor_solves += int(reuse)
+        if reuse:
+            self._snes.setTolerances(atol=CHORD_TOLERANCE * atol)
         error = None
         try:
             self._snes.solve(None, self._X)
         except PETSc.Error as exc:
             error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
+        finally:
+            self._snes.setTolerances(rtol, snes_atol, stol, max_it)
         errors = [e for e in self._comm.allgather(error) if e is not None]
         reason = self._snes.getConvergedReason()
-        atol = max(self._snes.getTolerances()[1], self._problem.stall_floor)
         norms = self._snes.getConvergenceHistory()[0]
         if not errors and _forced_step_from_a_solution(self._snes, norms, atol):
             self._X.getArray()[:] = start_values  # the start stands
@@ -508,12 +539,15 @@ class ConstrainedNewton:
         indices = tuple((block[0].copy(), block[1].copy()) for block in _blocks(linearised))
         return _ContactPattern(indices, keep, rows, cols)
 
-    def _set_pattern(self, X: PETSc.Vec) -> None:
+    def _set_pattern(self, X: PETSc.Vec) -> bool:
         """A matrix with the pattern of this solve (stencils are fixed during a solve).
 
         The pattern is the rod matrix's (read once per layout) and the point terms' entries. A
         new matrix whenever the pattern changes: a factorisation keeps data of the pattern it
         was built on (MUMPS on several ranks returned garbage after a re-preallocation).
+
+        Returns:
+            Whether the pattern changed (a new matrix, not yet assembled).
         """
         linearised = self._linearise(X)
         changed = self._rod_indices is None or self._contact is None
@@ -527,8 +561,9 @@ class ConstrainedNewton:
             )
         self._contact = contact
         if not self._comm.allreduce(changed, op=MPI.LOR):
-            return
+            return False
         assert self._snes is not None and self._A is not None
+        self._factored = False
         old = self._A
         if self._ordered:
             self._A = self._renumbered_matrix(X, contact)
@@ -536,6 +571,7 @@ class ConstrainedNewton:
             self._A = self._coo_matrix(contact)
         old.destroy()  # (a no-op where OrderedMatrix freed it already)
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
+        return True
 
     def _read_rod_pattern(self) -> None:
         """The rod matrix's entries in the constrained system (and, serially, its order)."""
@@ -585,6 +621,9 @@ class ConstrainedNewton:
         assert self._rod_indices is not None
         if self._contact is None or not self._contact.matches(linearised):
             raise RuntimeError("the point terms changed their pattern during a solve.")
+        if self._reusing:
+            return
+        self._factored = True
         if self._ordered_matrix is not None:
             self._problem.assemble_jacobian(None, self._x_rod, self._ordered_matrix.rod_view, None)
             self._ordered_matrix.fill(self._contact.values(linearised))
