@@ -27,6 +27,12 @@ row by row, not sorted as COO entries). Where the order fails (an indefinite rod
 near-zero pivot caught by the PC or by the residual check of
 :class:`~fe_rodcontact.solvecheck.LinearSolveCheck`), the solve is repeated from its start with
 MUMPS: decided per solve, so a restarted run repeats the same choices.
+
+A step's re-solve after the contact points moved a little starts near its solution: where its
+start residual is below :data:`REUSE_FACTORS_BELOW` atol and the pattern is unchanged, it keeps
+the last matrix and its factorisation (chord steps, continued to :data:`CHORD_TOLERANCE` atol;
+Newton from the start again if they fail). Decided from the residual's norm, the same on every
+rank.
 """
 
 import itertools
