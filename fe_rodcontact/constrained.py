@@ -61,14 +61,14 @@ __all__ = ["ConstrainedNewton", "combine"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Entries = tuple[IntArray, IntArray, FloatArray]
 
 REUSE_FACTORS_BELOW = 1e4
 """A re-solve of a step whose start residual is below this multiple of atol (and whose pattern
 is the last solve's) reuses the last matrix and its factorisation (chord steps)."""
 CHORD_TOLERANCE = 0.1
 """Chord steps go on to this fraction of atol (the accuracy a full Newton step overshoots to)."""
-BoolArray = npt.NDArray[np.bool_]
-Entries = tuple[IntArray, IntArray, FloatArray]
 
 
 def _blocks(linearised: PointLinearisation) -> tuple[Entries, Entries, Entries, Entries]:
