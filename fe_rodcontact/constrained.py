@@ -556,8 +556,8 @@ class ConstrainedNewton:
             Whether the pattern changed (a new matrix, not yet assembled).
         """
         linearised = self._linearise(X)
-        changed = self._rod_indices is None or self._contact is None
-        if self._rod_indices is None:
+        changed = self._contact is None  # a new layout (or the first solve)
+        if changed:
             self._read_rod_pattern()
         contact = self._contact_pattern(linearised)
         if self._contact is not None:
@@ -580,14 +580,21 @@ class ConstrainedNewton:
         return True
 
     def _read_rod_pattern(self) -> None:
-        """The rod matrix's entries in the constrained system (and, serially, its order)."""
+        """The rod matrix's pattern for a new layout.
+
+        Serially an :class:`OrderedMatrix`, built once (the rod pattern never changes); on
+        several ranks the rod entries' places in the constrained system, which shift with m.
+        """
+        if self._ordered_matrix is not None:
+            return
         rod_matrix = self._problem.matrix
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
+        if self._ordered:
+            self._ordered_matrix = OrderedMatrix(rod_matrix)
+            return
         indptr, columns, _ = rod_matrix.getValuesCSR()
         rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
         self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
-        if self._ordered and self._ordered_matrix is None:  # the rod pattern never changes
-            self._ordered_matrix = OrderedMatrix(rod_matrix)
 
     def _coo_matrix(self, contact: _ContactPattern) -> PETSc.Mat:
         """A matrix of the rod entries and ``contact``'s, preallocated through PETSc's COO."""
@@ -624,7 +631,6 @@ class ConstrainedNewton:
     ) -> None:
         """[[J + K, G], [C, D]] into A (in the pattern set for this solve)."""
         linearised = self._linearise(X)
-        assert self._rod_indices is not None
         if self._contact is None or not self._contact.matches(linearised):
             raise RuntimeError("the point terms changed their pattern during a solve.")
         if self._reusing:
@@ -634,6 +640,7 @@ class ConstrainedNewton:
             self._problem.assemble_jacobian(None, self._x_rod, self._ordered_matrix.rod_view, None)
             self._ordered_matrix.fill(self._contact.values(linearised))
             return
+        assert self._rod_indices is not None
         rod_entries = len(self._rod_indices[1])
         rod_matrix = self._problem.matrix
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
