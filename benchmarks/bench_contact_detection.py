@@ -33,7 +33,7 @@ after every few with ``--newton-repeats``, so that a change of the machine's loa
 two measurements does not skew their ratio; the mean is reported, as for the steps, and the
 ratio is that of the two means): one Newton iteration of a
 clamped straight P1 rod with the same number of elements (Jacobian assembly + LU factor/solve +
-residual, through the SNES callbacks of :class:`~fe_rodcontact.statics.StaticProblem`:
+residual, through the SNES callbacks of :class:`~fe_rodcontact.stepping.statics.StaticProblem`:
 ``RodIteration`` of ``bench_newton_iteration.py``). An iteration's cost depends on the number
 and degree of the elements (the sparsity), not on the rods' shape. Under ``mpiexec -n 2`` the
 table also gives the bytes each rank sent per step (halo nodes, segments near the other rank's
@@ -58,9 +58,9 @@ import numpy as np
 from bench_newton_iteration import RodIteration, make_rods
 
 from fe_rodcontact.contact import ContactSearch
-from fe_rodcontact.curves import Curve, helix, polyline, straight
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import Curve, helix, polyline, straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.section import Section
 
 RADIUS, MARGIN = 0.05, 0.01
 PER_TURN = 32

@@ -85,12 +85,12 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fe_rodcontact.contact import LinearPenaltyLaw, ObstaclePotential, Plane, RodRodPotential
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.loads import Gravity
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import Gravity
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 LENGTH, RADIUS, E, DENSITY, GRAVITY = 0.5, 0.01, 3e5, 1750.0, 9.81
 G = E / 3.0

@@ -13,7 +13,7 @@ v(s) = (0, v₀ cos 2πs, v₀ (s − ½)), v₀ = 0.1, zero angular velocity, a
 ``--t-end`` (1 s, about one period of its lowest bending mode): it translates, tumbles and
 bends. Section constants are PyElastica's own (``CosseratRod.straight_rod``): EA, the shear
 stiffness α_c G A with α_c = 27/28, EI = E πr⁴/4, GJ = G πr⁴/2, ρA, ρI, ρJ = 2ρI; our
-:class:`~fe_rodcontact.section.Section` gets exactly these numbers.
+:class:`~fe_rodcontact.rods.section.Section` gets exactly these numbers.
 
 The accuracy measure (why this one)
 -----------------------------------
@@ -41,11 +41,11 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 LENGTH, RADIUS, E, DENSITY, V0 = 1.0, 0.05, 1e5, 1000.0, 0.1
 G = E / 3.0

@@ -8,9 +8,9 @@ What is timed
 -------------
 **Rod, one Newton iteration** - exactly the work of one iteration of the default SNES
 (``newtonls`` with the ``basic`` line search, see
-:func:`fe_rodcontact.statics.default_newton_options`), driven through the callbacks that
-:class:`~fe_rodcontact.newton.NewtonProblem` registered on the SNES of a
-:class:`~fe_rodcontact.statics.StaticProblem`:
+:func:`fe_rodcontact.stepping.statics.default_newton_options`), driven through the callbacks that
+:class:`~fe_rodcontact.solvers.newton.NewtonProblem` registered on the SNES of a
+:class:`~fe_rodcontact.stepping.statics.StaticProblem`:
 
 1. ``snes.computeJacobian(x, A)``: zero A, assemble with Dirichlet rows, ``MatAssembly``
    (x is the vector the residual was last evaluated at, so u and the packed coefficients
@@ -108,12 +108,12 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
-from fe_rodcontact.curves import straight
-from fe_rodcontact.loads import EndMoment, Support
-from fe_rodcontact.mesh import RodMesh, create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import StaticProblem, default_newton_options
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import EndMoment, Support
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import StaticProblem, default_newton_options
 
 SECTION = Section(EA=1e4, GA1=1e4, GA2=1e4, EI1=2, EI2=2, GJ=1.5)
 MOMENT = (0.0, 0.3, 1.0)

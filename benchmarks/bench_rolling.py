@@ -1,10 +1,10 @@
 """Cost of a Newton iteration with rolling contacts next to the same rods without contact.
 
 Performance target (issue 9): with rods of about 1e4 elements in total, one Newton iteration of
-the constrained step with 100 rolling contacts (:class:`~fe_rodcontact.constrained.
+the constrained step with 100 rolling contacts (:class:`~fe_rodcontact.solvers.constrained.
 ConstrainedNewton`: rod residual and Jacobian with the contact rows, LU) should cost at
 most 1.3 times one Newton iteration of the same rods without contact (the plain
-:class:`~fe_rodcontact.newton.NewtonProblem` of the step, PETSc LU in serial). The benchmark
+:class:`~fe_rodcontact.solvers.newton.NewtonProblem` of the step, PETSc LU in serial). The benchmark
 also reports the Newton iterations per step and the largest time step that conserves energy
 to 1e-8 relative over a short run.
 
@@ -27,14 +27,15 @@ At t = 0 every short rod moves along x at v = 0.1 m/s and spins about its axis a
 v_y = 0.05 sin(6π(x + 5)/10) m/s, which the short rods' spins do not match: the contact
 forces are not zero, the contact points move along both rods, and the rods deform.
 
-Three models of the same rods, each a :class:`~fe_rodcontact.dynamics.DynamicProblem` with the
+Three models of the same rods, each a :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` with
+the
 same initial velocities:
 
 - **plain**: no contributions, the step's default solver (PETSc's LU with reverse
   Cuthill–McKee ordering in serial, MUMPS on several ranks): the reference of the target;
 - **mumps**: no contributions, MUMPS LU (``pc_factor_mat_solver_type = "mumps"``): separates
   the cost of the LU package from that of the constrained solve;
-- **rolling**: ``contributions=[RollingContact(rod)]``: :class:`~fe_rodcontact.constrained.
+- **rolling**: ``contributions=[RollingContact(rod)]``: :class:`~fe_rodcontact.solvers.constrained.
   ConstrainedNewton`: serially PETSc's LU in the constrained solve's own order of elimination
   (MUMPS only where that LU fails; the number of such fallbacks is printed), MUMPS on several
   ranks. With ``--contacts 0`` no rod touches, and the constrained
@@ -128,16 +129,16 @@ from petsc4py import PETSc
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.constrained import ConstrainedNewton
-from fe_rodcontact.contact.contact_set import ContactError
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import Curve, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.contact.geometry.tracking import ContactError
+from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import ConvergenceError
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.newton import NewtonProblem
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import Curve, straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.solvers.constrained import ConstrainedNewton
+from fe_rodcontact.solvers.newton import NewtonProblem
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 RADIUS = 0.01
 SECTION = Section.circular(radius=RADIUS, E=1e6, nu=0.3, density=1000.0)

@@ -20,11 +20,11 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.contact import RollingContact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 R = 0.05
 SECTION = Section(

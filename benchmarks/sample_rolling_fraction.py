@@ -66,14 +66,14 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import DistributedForce
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.contact.rolling.model import RollingContact
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import DistributedForce
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
 
 __all__ = [
     "REGIMES",

@@ -39,14 +39,14 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.contact import RollingContact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.loads import Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.plotting import rod_polylines
-from fe_rodcontact.recording import FieldWriter
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.io.plotting import rod_polylines
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.recording import FieldWriter
 
 parser = argparse.ArgumentParser(description="Two crossed strings in perfect rolling contact.")
 parser.add_argument("--elements", type=int, default=24, help="elements per string")

@@ -10,7 +10,7 @@
 # (test/examples/flyingSpaghetti3D.jl: M₂ = 200, M₃ = 100, F₁ = 20 at the peak, global axes,
 # inertia diag(2ρI, ρI, ρI) = (20, 10, 10); the first source uses ρJ = diag(10, 10, 10)).
 #
-# The energy–momentum scheme of `fe_rodcontact.integrators` gives, to the Newton tolerance:
+# The energy–momentum scheme of `fe_rodcontact.stepping.integrators` gives, to the Newton tolerance:
 #
 # - linear momentum p(t) = ∫₀ᵗ F dt (the impulse of the load), at every step;
 # - after t = 5, constant energy K + V and constant angular momentum about the origin.
@@ -27,13 +27,13 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import EndForce, EndMoment
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import EndForce, EndMoment
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--elements", type=int, default=10, help="elements along the rod")

@@ -46,13 +46,13 @@ from fe_rodcontact.contact import (
     Plane,
     RepulsiveLaw,
 )
-from fe_rodcontact.curves import ring, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import DistributedForce, Gravity
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import ring, straight
+from fe_rodcontact.rods.loads import DistributedForce, Gravity
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
 
 parser = argparse.ArgumentParser(description="A rod and a ring on a slope; pull-off.")
 parser.add_argument("--scene", choices=("rod", "ring", "pull-off"), default="rod")

@@ -4,7 +4,7 @@
 # stretched rubber strings, crossed at right angles, pressed into each other at the crossing
 # and released with sideways pushes. It is run with the two contact models of the package,
 # chosen by one switch, `model = "rolling" | "potential"`, the same key as in a case file's
-# `[contact]` table (`fe_rodcontact.contact_case.ContactSpec`):
+# `[contact]` table (`fe_rodcontact.cli.contact_case.ContactSpec`):
 #
 # - **rolling**: the no-slip constraint of Gay-Balmaz & Putkaradze, Lagrange multipliers,
 #   the gap held exactly (`RollingContact`);
@@ -31,13 +31,13 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
-from fe_rodcontact.contact_case import ContactSpec, build_contact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.loads import Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.cli.contact_case import ContactSpec, build_contact
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 parser = argparse.ArgumentParser(description="Crossed strings: rolling versus potential contact.")
 parser.add_argument("--elements", type=int, default=24, help="elements per string (even)")

@@ -20,7 +20,7 @@
 #
 # The end rotation reaches $4\pi$: a formulation with a total rotation vector breaks near
 # $2\pi$, ours multiplies increments into the stored rotation $\Lambda_n$ (see
-# `fe_rodcontact.kinematics`).
+# `fe_rodcontact.rods.kinematics`).
 #
 # **Helix.** A *dead* end moment $\mathbf M$ at an angle $\varphi$ to the rod's tangent, no
 # force. The internal moment is then $\mathbf M$ everywhere, the tangent precesses about
@@ -35,14 +35,14 @@ from mpi4py import MPI
 
 import numpy as np
 
-from fe_rodcontact.curves import straight
-from fe_rodcontact.io import RodVTXWriter, write_vtu
-from fe_rodcontact.loads import EndMoment, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.plotting import rod_polylines
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import LoadStepping, StaticProblem
+from fe_rodcontact.io.plotting import rod_polylines
+from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import EndMoment, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--elements", type=int, default=64, help="elements per rod")

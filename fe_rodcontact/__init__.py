@@ -1,13 +1,12 @@
 """fe_rodcontact: geometrically exact Cosserat rods in rolling and potential contact, in DOLFINx."""
 
 from fe_rodcontact import compat  # noqa: F401  (imports dolfinx_solver first, pins DOLFINx)
-from fe_rodcontact.constraints import GeometryLocator, IntervalLocator, PointConstraints, PointTerm
 from fe_rodcontact.contact import get_kernel
-from fe_rodcontact.curves import Curve, arc, helix, polyline, ring, straight
 from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.expressions import parse_expression
-from fe_rodcontact.io import RodVTXWriter, write_vtu
-from fe_rodcontact.loads import (
+from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
+from fe_rodcontact.rods.curves import Curve, arc, helix, polyline, ring, straight
+from fe_rodcontact.rods.loads import (
     DistributedForce,
     EndForce,
     EndMoment,
@@ -17,12 +16,18 @@ from fe_rodcontact.loads import (
     PointMoment,
     Support,
 )
-from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
-from fe_rodcontact.petsc import SaddlePointProblem
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import LoadStepping, StaticProblem, StaticResult
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, StaticResult
 from fe_rodcontact.strings import StringsConfig, StringsResult, TwoStrings, run_strings
+from fe_rodcontact.strings.constraints import (
+    GeometryLocator,
+    IntervalLocator,
+    PointConstraints,
+    PointTerm,
+)
+from fe_rodcontact.strings.saddle_point import SaddlePointProblem
 
 __all__ = [
     "ConvergenceError",

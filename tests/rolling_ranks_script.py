@@ -12,8 +12,8 @@ import numpy as np
 
 import fe_rodcontact as fr
 from fe_rodcontact.contact import RollingContact
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 comm = MPI.COMM_WORLD
 R = 0.05

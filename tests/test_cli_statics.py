@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from fe_rodcontact.case import StaticsCase, load_case
 from fe_rodcontact.cli import main
+from fe_rodcontact.cli.case import StaticsCase, load_case
 from fe_rodcontact.errors import InputError
 
 CASES = REPO / "demos" / "cases"

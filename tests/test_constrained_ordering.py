@@ -2,7 +2,7 @@
 
 Source of the expected behaviour: for [[K, Gᵀ], [G, 0]] with K positive definite, a leading
 block whose multipliers' rows have all their rod dofs inside it is itself nonsingular, so
-every pivot of such an order is nonzero (the argument in `fe_rodcontact/elimination.py`).
+every pivot of such an order is nonzero (the argument in `fe_rodcontact/solvers/elimination.py`).
 Checked here on small systems with a dense solve as the reference (tolerance 1e-12: a
 backward-stable solve of systems whose condition number is 8.5, measured with numpy), the
 fill measured in PETSc's own factor, and the fallback to MUMPS when PETSc's LU fails.
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from test_rolling import rod_on_slope
 
-from fe_rodcontact.dynamics import TimeStepping
-from fe_rodcontact.elimination import elimination_positions, rod_blocks, rods_by_contacts
+from fe_rodcontact.solvers.elimination import elimination_positions, rod_blocks, rods_by_contacts
+from fe_rodcontact.stepping.dynamics import TimeStepping
 
 
 def chain(nodes: int, first: int) -> list[tuple[int, int, float]]:

@@ -14,17 +14,17 @@ import ufl
 from dolfinx import fem
 from dolfinx.fem import petsc as fem_petsc
 
-from fe_rodcontact.constraints import (
+from fe_rodcontact.contact import get_kernel
+from fe_rodcontact.errors import InputError
+from fe_rodcontact.strings import create_string_mesh
+from fe_rodcontact.strings.constraints import (
     GeometryLocator,
     IntervalLocator,
     PointConstraints,
     PointTerm,
     StackedNumbering,
 )
-from fe_rodcontact.contact import get_kernel
-from fe_rodcontact.errors import InputError
-from fe_rodcontact.petsc import SaddlePointProblem, block_diagonal
-from fe_rodcontact.strings import create_string_mesh
+from fe_rodcontact.strings.saddle_point import SaddlePointProblem, block_diagonal
 
 
 def _space(comm, bc, degree, cells=12, length=3.0):

@@ -17,11 +17,11 @@ from fe_rodcontact.contact import (
     ContactTracker,
     Plane,
 )
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 SECTION = Section(
     EA=1e4, GA1=1e4, GA2=1e4, EI1=50, EI2=50, GJ=50, rhoA=1, rhoI1=1, rhoI2=1, rhoJ=2, radius=0.1

@@ -24,7 +24,7 @@ from fe_rodcontact.contact import (
     Plane,
     RawContacts,
 )
-from fe_rodcontact.contact.output import ContactPointWriter
+from fe_rodcontact.io.contact_points import ContactPointWriter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -183,8 +183,8 @@ def test_broad_phase_matches_all_pairs(comm, seed):
 def test_pair_bounds_never_exceed_the_distance():
     """The slab bound of two cubic segments is below their distance (sampled densely), for
     random curved pairs and for neighbouring turns of a coil, where it is nearly tight."""
-    from fe_rodcontact.contact import compiled
-    from fe_rodcontact.contact.centreline import evaluate, power_coefficients
+    from fe_rodcontact.contact.geometry import compiled
+    from fe_rodcontact.contact.geometry.centreline import evaluate, power_coefficients
 
     rng = np.random.default_rng(5)
     # Random cubics (control points k-1 .. k+2 of a smooth centreline), some nearly parallel.

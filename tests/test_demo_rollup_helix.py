@@ -38,13 +38,13 @@ def test_output_files_hold_the_deformed_rod(comm, shared_tmp):
     import meshio
     import numpy as np
 
-    from fe_rodcontact.curves import straight
-    from fe_rodcontact.io import write_vtu
-    from fe_rodcontact.loads import EndForce, Support
-    from fe_rodcontact.mesh import create_rod_mesh
-    from fe_rodcontact.rod import CosseratRod
-    from fe_rodcontact.section import Section
-    from fe_rodcontact.statics import StaticProblem
+    from fe_rodcontact.io.rods import write_vtu
+    from fe_rodcontact.rods.curves import straight
+    from fe_rodcontact.rods.loads import EndForce, Support
+    from fe_rodcontact.rods.mesh import create_rod_mesh
+    from fe_rodcontact.rods.rod import CosseratRod
+    from fe_rodcontact.rods.section import Section
+    from fe_rodcontact.stepping.statics import StaticProblem
 
     rods = create_rod_mesh(comm, [straight((0, 0, 0), (1, 0, 0))], elements=8, degree=2)
     rod = CosseratRod(rods, Section.circular(0.01, 1e9, nu=0.3))

@@ -26,13 +26,13 @@ elbow 5.499 at 3.10, tip 8.206 at 7.43 and −9.740 at 15.86 (deviations ≤ 0.0
 import dolfinx
 import numpy as np
 
-from fe_rodcontact.curves import polyline
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import PointForce, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import polyline
+from fe_rodcontact.rods.loads import PointForce, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
 
 ELBOW_SECTION = Section(
     EA=1e6, GA1=1e6, GA2=1e6, EI1=1e3, EI2=1e3, GJ=1e3, rhoA=1, rhoI1=10, rhoI2=10, rhoJ=20

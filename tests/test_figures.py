@@ -4,7 +4,7 @@ import matplotlib.figure
 import pytest
 
 from fe_rodcontact import CosseratRod, Section, create_rod_mesh, straight
-from fe_rodcontact.plotting import plot_rods
+from fe_rodcontact.io.plotting import plot_rods
 from fe_rodcontact.strings.figures import plot_space_time, plot_spectrum
 from fe_rodcontact.strings.model import StringsConfig, run_strings
 

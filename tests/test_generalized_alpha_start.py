@@ -9,7 +9,7 @@ gave first order (rates 1.06, 1.11, errors 30-60 times larger).
 import numpy as np
 
 from fe_rodcontact import CosseratRod, EndForce, Section, Support, create_rod_mesh, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 SOFT = Section(EA=100, GA1=100, GA2=100, EI1=5, EI2=5, GJ=5, rhoA=1, rhoI1=1, rhoI2=1, rhoJ=2)
 

@@ -40,14 +40,14 @@ from fe_rodcontact.contact import (
     RodRodPotential,
     RollingContact,
 )
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.integrators import TimedLoad
-from fe_rodcontact.loads import DistributedForce, EndForce, EndMoment, Gravity, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import LoadStepping, StaticProblem
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import DistributedForce, EndForce, EndMoment, Gravity, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 from fe_rodcontact.strings import StringsConfig, run_strings
 
 MODE = os.environ.get("FE_RODCONTACT_GUARD", "")

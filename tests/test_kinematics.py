@@ -16,7 +16,7 @@ import dolfinx.mesh
 import numpy as np
 import pytest
 
-from fe_rodcontact import kinematics
+from fe_rodcontact.rods import kinematics
 
 ANGLES = (0.0, 1e-4, 0.07, 0.3, 1.0, 2.5, np.pi - 1e-3, 4.0, 7.5)
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from fe_rodcontact.curves import arc, helix, polyline, ring, straight
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.mesh import create_rod_mesh, read_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import arc, helix, polyline, ring, straight
+from fe_rodcontact.rods.mesh import create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
 
 
 @pytest.mark.parametrize("degree", [1, 2])

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 import ufl
 
-from fe_rodcontact.curves import arc, straight
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.loads import EndMoment, Gravity, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.newton import NewtonProblem
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import default_newton_options
-from fe_rodcontact.supports import SupportConditions
+from fe_rodcontact.rods.curves import arc, straight
+from fe_rodcontact.rods.loads import EndMoment, Gravity, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.rods.supports import SupportConditions
+from fe_rodcontact.solvers.newton import NewtonProblem
+from fe_rodcontact.stepping.statics import default_newton_options
 
 SECTION = Section.circular(radius=0.05, E=1e6, nu=0.3, density=10.0)
 

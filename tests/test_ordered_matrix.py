@@ -12,7 +12,7 @@ from petsc4py import PETSc
 import numpy as np
 import pytest
 
-from fe_rodcontact.ordered_matrix import fill_values, merged_pattern
+from fe_rodcontact.solvers.ordered_matrix import fill_values, merged_pattern
 
 
 def rod_block(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

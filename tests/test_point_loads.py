@@ -15,14 +15,14 @@ References:
 import numpy as np
 import pytest
 
-from fe_rodcontact.case import LoadSpec
-from fe_rodcontact.curves import straight
+from fe_rodcontact.cli.case import LoadSpec
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.loads import PointForce, PointMoment, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import LoadStepping, StaticProblem
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import PointForce, PointMoment, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 
 LENGTH, BENDING, SHEAR = 2.0, 1.5, 2e3
 SECTION = Section(EA=1e4, GA1=SHEAR, GA2=SHEAR, EI1=BENDING, EI2=BENDING, GJ=1.0)

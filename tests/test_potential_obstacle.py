@@ -25,12 +25,12 @@ from fe_rodcontact.contact import (
     RepulsiveLaw,
     SmoothPenaltyLaw,
 )
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 RADIUS = 0.05
 SECTION = Section(
@@ -186,8 +186,8 @@ def test_adhesion_pull_off(comm):
     1.85 % of the force, so the check is F_max ≤ F_cross ≤ 1.03 F_max.
     """
     from fe_rodcontact.contact import AdhesiveLaw
-    from fe_rodcontact.integrators import TimedLoad
-    from fe_rodcontact.loads import DistributedForce
+    from fe_rodcontact.rods.loads import DistributedForce
+    from fe_rodcontact.stepping.integrators import TimedLoad
 
     law = AdhesiveLaw(coefficient=1.0, gap_scale=0.01)
     ramp, top = 20.0, 1.5 * law.pull_off_force()
@@ -230,7 +230,7 @@ def test_friction_on_a_slope(comm, ratio):
     tolerance explains (an open question, see docs/contact.md).
     """
     from fe_rodcontact.contact import CoulombFrictionLaw
-    from fe_rodcontact.loads import Gravity
+    from fe_rodcontact.rods.loads import Gravity
 
     mu, epsilon, gravity = 0.4, 1e-3, 9.81
     theta = np.arctan(ratio * mu)

@@ -11,9 +11,9 @@ import shlex
 import pytest
 from conftest import REPO
 
-from fe_rodcontact.case import StaticsCase, load_case
 from fe_rodcontact.cli import build_parser
-from fe_rodcontact.dynamics_case import DynamicsCase
+from fe_rodcontact.cli.case import StaticsCase, load_case
+from fe_rodcontact.cli.dynamics_case import DynamicsCase
 
 BLOCKS = re.findall(r"```bash\n(.*?)```", (REPO / "README.md").read_text(), re.S)
 COMMANDS = [

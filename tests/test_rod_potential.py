@@ -22,7 +22,6 @@ from mpi4py import MPI
 import numpy as np
 import pytest
 
-from fe_rodcontact.constrained import ConstrainedNewton
 from fe_rodcontact.contact import (
     KIND_SELF,
     AdhesiveLaw,
@@ -32,16 +31,21 @@ from fe_rodcontact.contact import (
     RepulsiveLaw,
     RodRodPotential,
 )
-from fe_rodcontact.curves import polyline, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.loads import Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.newton import NewtonProblem
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.statics import default_newton_options, scaled_absolute_tolerance, stall_floor
-from fe_rodcontact.supports import SupportConditions
+from fe_rodcontact.rods.curves import polyline, straight
+from fe_rodcontact.rods.loads import Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.rods.supports import SupportConditions
+from fe_rodcontact.solvers.constrained import ConstrainedNewton
+from fe_rodcontact.solvers.newton import NewtonProblem
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.statics import (
+    default_newton_options,
+    scaled_absolute_tolerance,
+    stall_floor,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -397,7 +401,7 @@ def test_one_and_two_ranks_agree(tmp_path):
 # -- the case file's [contact] table -------------------------------------------------------------
 def test_contact_table_rod_law(comm):
     """``rod_law`` (with optional ``rod_damping``/``rod_friction``) turns on forces between rods."""
-    from fe_rodcontact.contact_case import ContactSpec, build_contact
+    from fe_rodcontact.cli.contact_case import ContactSpec, build_contact
 
     rod = crossing_rods(comm, 0.01)
     spec = ContactSpec(

@@ -30,18 +30,18 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from fe_rodcontact import constrained
-from fe_rodcontact.constrained import ConstrainedNewton
 from fe_rodcontact.contact import Cylinder, Plane
-from fe_rodcontact.contact.contact_set import ContactError
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import arc, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.contact.geometry.tracking import ContactError
+from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import ConvergenceError, InputError
-from fe_rodcontact.loads import Gravity, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.rods.curves import arc, straight
+from fe_rodcontact.rods.loads import Gravity, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.solvers import constrained
+from fe_rodcontact.solvers.constrained import ConstrainedNewton
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 R = 0.05
 SECTION = Section(

@@ -38,12 +38,12 @@ import pytest
 from test_rolling import SECTION, R, rod_on_slope
 
 from fe_rodcontact.contact import ObstaclePotential, Plane, RepulsiveLaw
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 ANGULAR_TOLERANCE = 1e-4
 """Relative change of the angular momentum with contact (measured 1.8e-5 at ρ∞ = 0.8).

@@ -46,13 +46,13 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from fe_rodcontact.contact import Cylinder
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.loads import Gravity
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
+from fe_rodcontact.contact.rolling.model import RollingContact
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import Gravity
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 Array = npt.NDArray[np.float64]
 

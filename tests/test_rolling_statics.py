@@ -1,7 +1,7 @@
 """Statics with rolling contact: the quasi-static limit, no slip on the load increments.
 
 Each load step from λ to λ + Δλ is a rolling step with Δt = Δλ: the rows of
-:class:`~fe_rodcontact.contact.rolling.RollingContact` hold the increments from the last
+:class:`~fe_rodcontact.contact.rolling.model.RollingContact` hold the increments from the last
 converged state, and the multipliers are the contact forces. The closed forms are rigid
 rolling; the rods are stiff and pressed by small loads, so the elastic deflection (given with
 each test) is far below the tolerances.
@@ -10,17 +10,17 @@ each test) is far below the tolerances.
 import numpy as np
 import pytest
 
-from fe_rodcontact.constrained import ConstrainedNewton
 from fe_rodcontact.contact import Plane
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.curves import straight
+from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.loads import DistributedForce, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.so3 import exp_map
-from fe_rodcontact.statics import LoadStepping, StaticProblem, residual_floor
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import DistributedForce, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.rotations import exp_map
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.solvers.constrained import ConstrainedNewton
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, residual_floor
 
 R = 0.05
 STIFF = Section(

@@ -22,8 +22,8 @@ from fe_rodcontact import (
     straight,
 )
 from fe_rodcontact.errors import ConvergenceError, InputError
-from fe_rodcontact.rigid import describe_motion, free_rigid_motions
-from fe_rodcontact.solvecheck import LinearSolveCheck
+from fe_rodcontact.rods.rigid import describe_motion, free_rigid_motions
+from fe_rodcontact.solvers.solve_check import LinearSolveCheck
 
 
 @pytest.fixture

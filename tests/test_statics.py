@@ -10,13 +10,13 @@ import dolfinx.fem.petsc
 import numpy as np
 import pytest
 
-from fe_rodcontact.curves import arc, helix, straight
-from fe_rodcontact.loads import EndForce, EndMoment, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.so3 import exp_map
-from fe_rodcontact.statics import LoadStepping, StaticProblem
+from fe_rodcontact.rods.curves import arc, helix, straight
+from fe_rodcontact.rods.loads import EndForce, EndMoment, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.rotations import exp_map
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 
 LENGTH = 10.0
 BENDING = 2.0

@@ -8,7 +8,7 @@ scheme to the Newton tolerance, and the support work is not zero.
 import numpy as np
 
 from fe_rodcontact import CosseratRod, Section, Support, create_rod_mesh, straight
-from fe_rodcontact.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 
 def test_shaken_clamp_work_closes_the_energy_balance(comm):

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from fe_rodcontact.curves import straight
 from fe_rodcontact.errors import ConvergenceError
-from fe_rodcontact.loads import EndMoment, Support
-from fe_rodcontact.mesh import create_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.section import Section
-from fe_rodcontact.so3 import exp_map
-from fe_rodcontact.statics import LoadStepping, StaticProblem
+from fe_rodcontact.rods.curves import straight
+from fe_rodcontact.rods.loads import EndMoment, Support
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.rotations import exp_map
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 
 L, EI = 10.0, 2.0
 SECTION = Section(EA=1e4, GA1=1e4, GA2=1e4, EI1=EI, EI2=EI, GJ=1.5)

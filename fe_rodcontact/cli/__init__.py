@@ -22,7 +22,7 @@ import traceback
 from mpi4py import MPI
 
 from fe_rodcontact.errors import ConvergenceError, InputError
-from fe_rodcontact.interrupt import Interrupted, stop_on_signals
+from fe_rodcontact.stepping.interrupt import Interrupted, stop_on_signals
 
 __all__ = ["EXIT_CODES", "main"]
 

@@ -14,15 +14,15 @@ from pathlib import Path
 
 from mpi4py import MPI
 
-from fe_rodcontact.case import load_case
+from fe_rodcontact.cli.case import load_case
+from fe_rodcontact.cli.contact_case import build_contact
+from fe_rodcontact.cli.dynamics_case import DynamicsCase
 from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import RollingContact
-from fe_rodcontact.contact_case import build_contact
-from fe_rodcontact.dynamics import DynamicProblem
-from fe_rodcontact.dynamics_case import DynamicsCase
-from fe_rodcontact.interrupt import Interrupted
-from fe_rodcontact.recording import FieldWriter
+from fe_rodcontact.stepping.dynamics import DynamicProblem
+from fe_rodcontact.stepping.interrupt import Interrupted
+from fe_rodcontact.stepping.recording import FieldWriter
 
 __all__ = ["add_parser", "run", "run_case"]
 

@@ -12,13 +12,13 @@ from mpi4py import MPI
 
 import numpy as np
 
-from fe_rodcontact.case import StaticsCase, load_case
+from fe_rodcontact.cli.case import StaticsCase, load_case
 from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.io import RodVTXWriter, write_vtu
-from fe_rodcontact.mesh import RodMesh, create_rod_mesh, read_rod_mesh
-from fe_rodcontact.rod import CosseratRod
-from fe_rodcontact.statics import StaticProblem
+from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.stepping.statics import StaticProblem
 
 __all__ = ["add_parser", "build_rods", "check_references", "run", "run_case"]
 
@@ -148,7 +148,7 @@ def run_case(
                 end_names=np.array([f"{rod.rods.names[i]}:{end}" for i, end in open_ends]),
             )
         if case.output.plot:
-            from fe_rodcontact.plotting import plot_rods
+            from fe_rodcontact.io.plotting import plot_rods
 
             plot_rods(rod, folder / "rods.png", title=f"{title}: rods at load factor 1")
     except Exception as error:  # disk full, a broken plotting back end: every rank must know

@@ -1,8 +1,15 @@
 """Contact: where rods touch, the contact laws, and the kernels G that smear a point constraint."""
 
-from fe_rodcontact.contact.centreline import REPRESENTATIONS, Centreline, SegmentArrays
-from fe_rodcontact.contact.contact_set import ContactError, ContactSet, ContactTracker
-from fe_rodcontact.contact.detection import (
+from fe_rodcontact.contact.geometry.centreline import REPRESENTATIONS, Centreline, SegmentArrays
+from fe_rodcontact.contact.geometry.kernels import (
+    KERNELS,
+    CubicBSplineKernel,
+    HatKernel,
+    Kernel,
+    get_kernel,
+)
+from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
+from fe_rodcontact.contact.geometry.search import (
     KIND_OBSTACLE,
     KIND_ROD,
     KIND_SELF,
@@ -12,13 +19,8 @@ from fe_rodcontact.contact.detection import (
     RawContacts,
     SearchStatistics,
 )
-from fe_rodcontact.contact.kernels import (
-    KERNELS,
-    CubicBSplineKernel,
-    HatKernel,
-    Kernel,
-    get_kernel,
-)
+from fe_rodcontact.contact.geometry.stencils import CentrelineStencils, Stencils
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet, ContactTracker
 from fe_rodcontact.contact.laws import (
     LAWS,
     AdhesiveLaw,
@@ -39,12 +41,10 @@ from fe_rodcontact.contact.laws import (
     relative_velocity,
 )
 from fe_rodcontact.contact.monitor import ContactMonitor
-from fe_rodcontact.contact.obstacles import Cylinder, Obstacle, Plane
-from fe_rodcontact.contact.output import ContactPointWriter
-from fe_rodcontact.contact.potential import ObstaclePotential
-from fe_rodcontact.contact.rod_potential import RodRodPotential
-from fe_rodcontact.contact.rolling import RollingContact
-from fe_rodcontact.contact.stencils import CentrelineStencils, Stencils
+from fe_rodcontact.contact.potential.obstacle import ObstaclePotential
+from fe_rodcontact.contact.potential.rod_rod import RodRodPotential
+from fe_rodcontact.contact.rolling.model import RollingContact
+from fe_rodcontact.io.contact_points import ContactPointWriter
 
 __all__ = [
     "KERNELS",

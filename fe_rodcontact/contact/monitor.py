@@ -1,7 +1,7 @@
 """The contact search as a step monitor: contact sets, events and contact-point output per step.
 
 :class:`ContactMonitor` updates its :class:`~fe_rodcontact.contact.ContactTracker` after every
-accepted step of a :class:`~fe_rodcontact.dynamics.DynamicProblem` (and at t = 0, where the
+accepted step of a :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` (and at t = 0, where the
 starting configuration is checked for interpenetration), optionally writes the contact points
 for ParaView, and adds to the time series:
 
@@ -12,8 +12,8 @@ for ParaView, and adds to the time series:
 The history of contact sets (:attr:`ContactMonitor.history`) is kept when ``keep_history``.
 """
 
-from fe_rodcontact.contact.contact_set import ContactSet, ContactTracker
-from fe_rodcontact.contact.output import ContactPointWriter
+from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
+from fe_rodcontact.io.contact_points import ContactPointWriter
 
 __all__ = ["ContactMonitor"]
 

@@ -1,0 +1,415 @@
+"""TOML case files mapped one to one onto dataclasses; unknown or invalid keys are errors.
+
+A statics case (see ``demos/cases/cantilever_rollup.toml``)::
+
+    [mesh]                 degree, and optionally file (+ rod_tag) instead of [[rods]]
+    [[rods]]               name, curve (straight|arc|ring|helix|polyline), its parameters,
+                           elements, [rods.section]
+    [section]              default section (circular: radius, E, nu|G, density; or general:
+                           EA, GA1, GA2, EI1, EI2, GJ, rhoA, rhoI1, rhoI2, rhoJ, radius)
+    [[supports]]           rod, end, kind (clamped|pinned|free|prescribed), displacement, rotation
+    [[loads]]              type (end_force|end_moment|point_force|point_moment|
+                           distributed_force|gravity) and its fields (point loads: rod,
+                           arclength, force|moment, follower)
+    [solver]               load stepping fields and petsc_options = {...}
+    [output]               folder, vtx, vtu, plot
+"""
+
+import dataclasses
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fe_rodcontact.errors import InputError
+from fe_rodcontact.rods.curves import Curve, arc, helix, polyline, ring, straight
+from fe_rodcontact.rods.loads import (
+    SUPPORT_KINDS,
+    DistributedForce,
+    EndForce,
+    EndMoment,
+    Gravity,
+    Load,
+    PointForce,
+    PointMoment,
+    Support,
+)
+from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.statics import LoadStepping
+
+__all__ = [
+    "LoadSpec",
+    "MeshSpec",
+    "OutputSpec",
+    "RodSpec",
+    "SectionSpec",
+    "SolverSpec",
+    "StaticsCase",
+    "SupportSpec",
+    "load_case",
+]
+
+Vector = tuple[float, float, float]
+
+
+@dataclasses.dataclass(frozen=True)
+class SectionSpec:
+    """A circular section (radius, E, nu or G) or a general one (all six stiffnesses)."""
+
+    radius: float | None = None
+    E: float | None = None
+    G: float | None = None
+    nu: float | None = None
+    density: float = 0.0
+    shear_factor: float | None = None
+    EA: float | None = None
+    GA1: float | None = None
+    GA2: float | None = None
+    EI1: float | None = None
+    EI2: float | None = None
+    GJ: float | None = None
+    rhoA: float = 0.0
+    rhoI1: float = 0.0
+    rhoI2: float = 0.0
+    rhoJ: float = 0.0
+
+    def build(self, where: str) -> Section:
+        """The :class:`Section`; ``where`` names the table in error messages."""
+        general = ("EA", "GA1", "GA2", "EI1", "EI2", "GJ")
+        given = [k for k in general if getattr(self, k) is not None]
+        if given and self.E is not None:
+            raise InputError(f"{where}: give either E (circular section) or {general}, not both.")
+        if self.E is None and len(given) != len(general):
+            missing = [k for k in general if k not in given]
+            raise InputError(f"{where}: give radius and E, or all of a general section {missing}.")
+        if self.E is not None and self.radius is None:
+            raise InputError(f"{where}: a circular section needs radius.")
+        try:
+            if self.E is not None:
+                assert self.radius is not None
+                return Section.circular(
+                    self.radius,
+                    self.E,
+                    G=self.G,
+                    nu=self.nu,
+                    density=self.density,
+                    shear_factor=self.shear_factor,
+                )
+            return Section(
+                **{k: getattr(self, k) for k in general},
+                rhoA=self.rhoA,
+                rhoI1=self.rhoI1,
+                rhoI2=self.rhoI2,
+                rhoJ=self.rhoJ,
+                radius=self.radius or 0.0,
+            )
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
+
+
+def _given(value: float | None) -> float:
+    """A value that a check before made sure is there."""
+    assert value is not None
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class RodSpec:
+    """One rod from a generator or a polyline, with its element count and optional section."""
+
+    curve: str
+    name: str = ""
+    elements: int | None = None
+    start: Vector | None = None
+    end: Vector | None = None
+    radius: float | None = None
+    angle: float | None = None
+    pitch: float | None = None
+    turns: float | None = None
+    centre: Vector = (0.0, 0.0, 0.0)
+    axis: Vector = (0.0, 0.0, 1.0)
+    start_direction: Vector = (1.0, 0.0, 0.0)
+    vertices: list[Vector] | None = None
+    closed: bool = False
+    normal: Vector | None = None
+    section: SectionSpec | None = None
+
+    def build(self, where: str) -> Curve:
+        """The :class:`Curve`; ``where`` names the table in error messages."""
+
+        def need(*names: str) -> None:
+            missing = [n for n in names if getattr(self, n) is None]
+            if missing:
+                raise InputError(f"{where}: curve {self.curve!r} needs {missing}.")
+
+        if self.curve == "straight":
+            need("start", "end")
+            return straight(self.start, self.end, normal=self.normal, name=self.name)  # type: ignore[arg-type]
+        if self.curve == "arc":
+            need("radius", "angle")
+            return arc(
+                _given(self.radius),
+                _given(self.angle),
+                centre=self.centre,
+                axis=self.axis,  # type: ignore[arg-type]
+                start_direction=self.start_direction,
+                name=self.name,
+            )
+        if self.curve == "ring":
+            need("radius")
+            return ring(
+                _given(self.radius),
+                centre=self.centre,
+                axis=self.axis,  # type: ignore[arg-type]
+                start_direction=self.start_direction,
+                name=self.name,
+            )
+        if self.curve == "helix":
+            need("radius", "pitch", "turns")
+            return helix(
+                _given(self.radius),
+                _given(self.pitch),
+                _given(self.turns),
+                centre=self.centre,
+                axis=self.axis,  # type: ignore[arg-type]
+                start_direction=self.start_direction,
+                name=self.name,
+            )
+        if self.curve == "polyline":
+            need("vertices")
+            return polyline(
+                np.asarray(self.vertices), closed=self.closed, normal=self.normal, name=self.name
+            )
+        raise InputError(
+            f"{where}.curve: unknown curve {self.curve!r}; "
+            "use straight, arc, ring, helix or polyline."
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class MeshSpec:
+    """Element degree, and optionally a mesh file (rods then come from the file)."""
+
+    degree: int = 1
+    file: str | None = None
+    rod_tag: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SupportSpec:
+    """A support at a rod end (see :class:`~fe_rodcontact.rods.loads.Support`)."""
+
+    rod: str | int
+    end: str
+    kind: str = "clamped"
+    displacement: Vector = (0.0, 0.0, 0.0)
+    rotation: Vector = (0.0, 0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        if self.kind not in SUPPORT_KINDS:
+            raise InputError(f"unknown support kind {self.kind!r}; use one of {SUPPORT_KINDS}.")
+
+    def build(self) -> Support:
+        """The :class:`Support`."""
+        return Support.from_kind(
+            self.kind, self.rod, self.end, displacement=self.displacement, rotation=self.rotation
+        )
+
+
+LOAD_TYPES = (
+    "end_force",
+    "end_moment",
+    "point_force",
+    "point_moment",
+    "distributed_force",
+    "gravity",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadSpec:
+    """A load: ``type`` picks the class, the other keys are its fields."""
+
+    type: str
+    rod: str | int | None = None
+    end: str | None = None
+    arclength: float | None = None
+    force: Vector | None = None
+    moment: Vector | None = None
+    follower: bool = False
+    acceleration: Vector = (0.0, 0.0, -9.81)
+    rods: list[str | int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in LOAD_TYPES:
+            raise InputError(f"unknown load type {self.type!r}; use one of {LOAD_TYPES}.")
+
+    def build(self, where: str) -> Load:
+        """The :class:`Load`."""
+
+        def need(*names: str) -> None:
+            missing = [n for n in names if getattr(self, n) is None]
+            if missing:
+                raise InputError(f"{where}: load type {self.type!r} needs {missing}.")
+
+        rods = None if self.rods is None else tuple(self.rods)
+        if self.type == "end_force":
+            need("rod", "end", "force")
+            return EndForce(self.rod, self.end, self.force, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "end_moment":
+            need("rod", "end", "moment")
+            return EndMoment(self.rod, self.end, self.moment, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "point_force":
+            need("rod", "arclength", "force")
+            return PointForce(self.rod, self.arclength, self.force, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "point_moment":
+            need("rod", "arclength", "moment")
+            return PointMoment(self.rod, self.arclength, self.moment, follower=self.follower)  # type: ignore[arg-type]
+        if self.type == "distributed_force":
+            need("force")
+            return DistributedForce(self.force, rods=rods)  # type: ignore[arg-type]
+        if self.type == "gravity":
+            return Gravity(self.acceleration, rods=rods)
+        raise InputError(f"{where}.type: unknown load type {self.type!r}; use one of {LOAD_TYPES}.")
+
+
+@dataclasses.dataclass(frozen=True)
+class SolverSpec:
+    """Load stepping (:class:`~fe_rodcontact.stepping.statics.LoadStepping`), PETSc options."""
+
+    initial_step: float = 0.1
+    min_step: float = 1e-6
+    max_step: float = 0.25
+    grow: float = 1.5
+    easy_iterations: int = 5
+    petsc_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def stepping(self) -> LoadStepping:
+        """The :class:`LoadStepping`."""
+        return LoadStepping(
+            self.initial_step, self.min_step, self.max_step, self.grow, self.easy_iterations
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputSpec:
+    """Where and what to write."""
+
+    folder: str = "results"
+    vtx: bool = True
+    vtu: bool = True
+    plot: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class StaticsCase:
+    """A statics case file."""
+
+    mesh: MeshSpec = MeshSpec()
+    rods: list[RodSpec] = dataclasses.field(default_factory=list)
+    section: SectionSpec | None = None
+    supports: list[SupportSpec] = dataclasses.field(default_factory=list)
+    loads: list[LoadSpec] = dataclasses.field(default_factory=list)
+    solver: SolverSpec = SolverSpec()
+    output: OutputSpec = OutputSpec()
+
+
+def _convert(value: Any, annotation: Any, where: str) -> Any:
+    """Check and convert a TOML value to a field's annotated type."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for option in (a for a in args if a is not type(None)):
+            try:
+                return _convert(value, option, where)
+            except InputError as error:
+                errors.append(str(error))
+        raise InputError(errors[-1])
+    if dataclasses.is_dataclass(annotation):
+        if not isinstance(value, dict):
+            raise InputError(f"{where} must be a table, got {value!r}.")
+        return _from_table(annotation, value, where)  # type: ignore[arg-type]
+    if origin is tuple:
+        if not isinstance(value, list) or len(value) != len(args):
+            raise InputError(f"{where} must be a list of {len(args)} numbers, got {value!r}.")
+        return tuple(_convert(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
+    if origin is list:
+        if not isinstance(value, list):
+            raise InputError(f"{where} must be a list, got {value!r}.")
+        return [_convert(v, args[0], f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise InputError(f"{where} must be a table, got {value!r}.")
+        return dict(value)
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InputError(f"{where} must be a number, got {value!r}.")
+        return float(value)
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{where} must be an integer, got {value!r}.")
+        return value
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise InputError(f"{where} must be true or false, got {value!r}.")
+        return value
+    if annotation is str:
+        if not isinstance(value, str):
+            raise InputError(f"{where} must be a string, got {value!r}.")
+        return value
+    raise TypeError(f"no conversion for {annotation}")  # a bug in the schema, not the input
+
+
+def _from_table(cls: type, table: dict[str, Any], where: str) -> Any:
+    """Build dataclass ``cls`` from a TOML table; unknown keys and missing fields are errors."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(table) - set(fields))
+    if unknown:
+        prefix = f"{where}." if where else ""
+        raise InputError(
+            f"unknown key {prefix}{unknown[0]}; allowed keys in {where or 'the top level'}: "
+            f"{sorted(fields)}."
+        )
+    values = {}
+    for name, f in fields.items():
+        key = f"{where}.{name}" if where else name
+        if name in table:
+            values[name] = _convert(table[name], hints[name], key)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise InputError(f"missing key {key}.")
+    try:
+        return cls(**values)
+    except InputError as error:
+        raise InputError(f"{where}: {error}" if where else str(error)) from None
+
+
+def load_case(path: str | Path, case_type: type = StaticsCase) -> Any:
+    """Read and check a TOML case file (on every rank: each raises the same error)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as stream:
+            table = tomllib.load(stream)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such case file; give the path of a .toml case.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder, not a case file; give a .toml file in it.") from None
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}: not a text case file (byte {error.start} is not UTF-8); "
+            "give a TOML file saved as UTF-8."
+        ) from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the case file ({error.strerror}).") from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{path}: not valid TOML ({error}).") from None
+    try:
+        return _from_table(case_type, table, "")
+    except InputError as error:
+        raise InputError(f"{path}: {error}") from None

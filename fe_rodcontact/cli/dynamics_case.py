@@ -1,0 +1,140 @@
+"""TOML case files for rod dynamics, built on the statics schema of :mod:`fe_rodcontact.cli.case`.
+
+A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tables
+``[mesh]``, ``[[rods]]``, ``[section]``, ``[[supports]]`` and::
+
+    [[loads]]      as in statics, plus history = "expression in t" (factor; default 1)
+    [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...]
+    [time]         t_end, dt, adaptive, min_dt, grow, easy_iterations,
+                   integrator (energy-momentum | generalized-alpha), spectral_radius,
+                   mass (consistent | lumped), petsc_options = {...}
+    [output]       folder, series (npz name), vtx_every (0: none), checkpoint_every (0: none)
+    [contact]      obstacles, contact laws and contact output
+    (:mod:`fe_rodcontact.cli.contact_case`)
+
+Unknown keys are errors that name the key; expressions are parsed by
+:func:`fe_rodcontact.expressions.parse_expression` (no code runs).
+"""
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.cli.case import LoadSpec, MeshSpec, RodSpec, SectionSpec, SupportSpec
+from fe_rodcontact.cli.contact_case import ContactSpec
+from fe_rodcontact.errors import InputError
+from fe_rodcontact.expressions import parse_expression
+from fe_rodcontact.stepping.dynamics import INTEGRATORS, TimeStepping
+from fe_rodcontact.stepping.integrators import TimedLoad
+
+__all__ = [
+    "DynamicLoadSpec",
+    "DynamicsCase",
+    "DynamicsOutputSpec",
+    "InitialSpec",
+    "TimeSpec",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicLoadSpec(LoadSpec):
+    """A statics load with a time history ``history`` (an expression in ``t``)."""
+
+    history: str | None = None
+
+    def build_timed(self, where: str) -> TimedLoad:
+        """The :class:`TimedLoad`."""
+        load = self.build(where)
+        if self.history is None:
+            return TimedLoad(load)
+        try:
+            f = parse_expression(self.history, variables=("t",))
+        except InputError as error:
+            raise InputError(f"{where}.history: {error}") from None
+
+        def history(t: float) -> float:
+            try:
+                return float(f(np.array(t)))
+            except InputError as error:
+                raise InputError(f"{where}.history at t = {t:g}: {error}") from None
+
+        return TimedLoad(load, history)
+
+
+@dataclasses.dataclass(frozen=True)
+class InitialSpec:
+    """Initial velocity and spatial angular velocity fields (three expressions in x, y, z)."""
+
+    velocity: list[str] | None = None
+    angular_velocity: list[str] | None = None
+
+    def field(
+        self, name: str
+    ) -> Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None:
+        """The callable of x (3, n) for ``velocity`` or ``angular_velocity``."""
+        texts = getattr(self, name)
+        if texts is None:
+            return None
+        if len(texts) != 3:
+            raise InputError(f"initial.{name} needs three expressions, got {len(texts)}.")
+        parts = []
+        for i, text in enumerate(texts):
+            try:
+                parts.append(parse_expression(text, variables=("x", "y", "z")))
+            except InputError as error:
+                raise InputError(f"initial.{name}[{i}]: {error}") from None
+        return lambda x: np.vstack([p(x[0], x[1], x[2]) for p in parts])
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeSpec:
+    """Time stepping, integrator and solver options."""
+
+    t_end: float
+    dt: float
+    adaptive: bool = True
+    min_dt: float | None = None
+    grow: float = 2.0
+    easy_iterations: int = 5
+    integrator: str = "energy-momentum"
+    spectral_radius: float = 0.8
+    mass: str = "consistent"
+    petsc_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.integrator not in INTEGRATORS:
+            raise InputError(f"integrator {self.integrator!r} unknown; use one of {INTEGRATORS}.")
+        if not self.t_end > 0:
+            raise InputError(f"t_end must be positive, got {self.t_end}.")
+
+    def stepping(self) -> TimeStepping:
+        """The :class:`TimeStepping`."""
+        return TimeStepping(self.dt, self.adaptive, self.min_dt, self.grow, self.easy_iterations)
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicsOutputSpec:
+    """Where and what to write."""
+
+    folder: str = "results"
+    series: str = "series.npz"
+    vtx_every: int = 10
+    checkpoint_every: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicsCase:
+    """A dynamics case file."""
+
+    time: TimeSpec
+    mesh: MeshSpec = dataclasses.field(default_factory=MeshSpec)
+    rods: list[RodSpec] = dataclasses.field(default_factory=list)
+    section: SectionSpec | None = None
+    supports: list[SupportSpec] = dataclasses.field(default_factory=list)
+    loads: list[DynamicLoadSpec] = dataclasses.field(default_factory=list)
+    initial: InitialSpec = dataclasses.field(default_factory=InitialSpec)
+    output: DynamicsOutputSpec = dataclasses.field(default_factory=DynamicsOutputSpec)
+    contact: ContactSpec | None = None

@@ -1,0 +1,1 @@
+"""Where things touch: centrelines, the contact search, obstacles, contact sets, point placement."""

@@ -1,0 +1,337 @@
+"""Contacts that persist: immutable per-step snapshots with stable identities and events.
+
+:class:`ContactTracker` runs a :class:`~fe_rodcontact.contact.geometry.search.ContactSearch` each
+step and matches what it finds with the previous :class:`ContactSet`:
+
+- a line-contact point keeps its identity while its key (rods, element of rod a, Gauss
+  point) is found again;
+- a point contact keeps its identity when a point contact of the same rods (or rod and
+  obstacle) is found within ``match_distance`` (default: two of the longest elements of the
+  two rods) of it in both material coordinates s_a and s_b; the nearest pairs match first.
+
+Everything else is *new*; previous contacts not matched are *released*. Identities are
+integers that are never reused. The matching runs on the gathered search results, which are
+the same on every rank, so the snapshots are identical on every rank.
+
+The first snapshot checks the starting configuration (:meth:`ContactTracker.update` with
+``check_start``): rods closer than one radius to another rod's centreline and rods that
+interpenetrate (or penetrate an obstacle) raise :class:`~fe_rodcontact.errors.InputError` on
+every rank naming the rods, the arc lengths and the depth. A contact that reaches the free end
+of a rod is marked ``at_end`` (its tangency no longer holds there); with
+``on_rod_end="error"`` it raises :class:`ContactError` instead.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.geometry.search import (
+    KIND_OBSTACLE,
+    KIND_SELF,
+    MODE_LINE,
+    MODE_POINT,
+    ContactSearch,
+    RawContacts,
+)
+from fe_rodcontact.errors import raise_collectively
+
+__all__ = ["ContactError", "ContactSet", "ContactTracker"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class ContactError(RuntimeError):
+    """A contact left the rods (ran off a rod end) where the options ask for an error."""
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    out = np.array(array, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class ContactSet:
+    """The contacts of one step (immutable; identical on every rank).
+
+    Attributes:
+        step: The step number (0 for the initial configuration).
+        time: The time of the step.
+        contacts: The contacts' geometry (read-only arrays), row k belongs to ``ids[k]``.
+        ids: Stable identity of each contact.
+        born: The step at which each contact was first found.
+        new: Identities found for the first time at this step.
+        persisting: Identities found at the previous step and again now.
+        released: Identities of the previous step not found any more.
+    """
+
+    step: int
+    time: float
+    contacts: RawContacts
+    ids: IntArray
+    born: IntArray
+    new: IntArray
+    persisting: IntArray
+    released: IntArray
+    names: tuple[str, ...] = field(default=(), compare=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def min_gap(self) -> float:
+        """The smallest gap (inf when there is no contact)."""
+        return float(self.contacts.gap.min()) if len(self) else float("inf")
+
+    def index(self, identity: int) -> int:
+        """Row of the contact with this identity; KeyError when it is not in the set."""
+        where = np.flatnonzero(self.ids == identity)
+        if len(where) == 0:
+            raise KeyError(f"no contact {identity} at step {self.step}")
+        return int(where[0])
+
+    def describe(self, row: int) -> str:
+        """A human-readable location of contact ``row`` (rods and arc lengths)."""
+        c = self.contacts
+        name = self.names[int(c.rod_a[row])] if self.names else f"rod {int(c.rod_a[row])}"
+        if c.kind[row] == KIND_OBSTACLE:
+            return f"rod {name!r} at s = {c.s_a[row]:.6g} and obstacle {int(c.rod_b[row])}"
+        other = self.names[int(c.rod_b[row])] if self.names else f"rod {int(c.rod_b[row])}"
+        return f"rod {name!r} at s = {c.s_a[row]:.6g} and rod {other!r} at s = {c.s_b[row]:.6g}"
+
+
+class ContactTracker:
+    """Runs the search every step and keeps contact identities and events.
+
+    Args:
+        search: The contact search.
+        match_distance: Largest change of s_a and s_b between steps for a point contact
+            to keep its identity; None: twice the longest element of the two rods.
+        on_rod_end: ``"flag"`` (mark ``at_end``) or ``"error"`` (raise ContactError on every
+            rank) when a contact reaches the free end of a rod.
+        penetration_tolerance: Depth (relative to R_a + R_b) accepted at the start.
+    """
+
+    def __init__(
+        self,
+        search: ContactSearch,
+        *,
+        match_distance: float | None = None,
+        on_rod_end: str = "flag",
+        penetration_tolerance: float = 1e-8,
+    ):
+        comm = search.rods.comm
+        message = None
+        if on_rod_end not in ("flag", "error"):
+            message = f"on_rod_end must be 'flag' or 'error', got {on_rod_end!r}."
+        elif match_distance is not None and not (
+            np.isfinite(match_distance) and match_distance > 0
+        ):
+            message = f"match_distance must be positive, got {match_distance!r}."
+        raise_collectively(comm, message)
+        self._search = search
+        self._on_rod_end = on_rod_end
+        self._tolerance = float(penetration_tolerance)
+        h = np.array([search.centreline.max_element_length(i) for i in range(search.rods.num_rods)])
+        self._match_h = 2 * h if match_distance is None else np.full(len(h), match_distance)
+        self._next_id = 0
+        self._current: ContactSet | None = None
+
+    @property
+    def search(self) -> ContactSearch:
+        """The contact search."""
+        return self._search
+
+    @property
+    def current(self) -> ContactSet | None:
+        """The last snapshot (None before the first update)."""
+        return self._current
+
+    def update(self, step: int, time: float, *, check_start: bool | None = None) -> ContactSet:
+        """Search the current configuration and return the new snapshot (collective).
+
+        Args:
+            step: The step number of this configuration.
+            time: Its time (moving obstacles).
+            check_start: Check for interpenetration (default: on the first update).
+
+        Raises:
+            InputError: On every rank, when the starting configuration interpenetrates.
+            ContactError: On every rank, with ``on_rod_end="error"``, when a contact reaches
+                a free rod end.
+        """
+        found = self._search.find(time)
+        names = self._search.rods.names
+        if check_start if check_start is not None else self._current is None:
+            raise_collectively(self._search.rods.comm, self._start_problem(found))
+        previous = self._current
+        ids = np.full(len(found), -1, dtype=np.int64)
+        born = np.full(len(found), step, dtype=np.int64)
+        if previous is not None and len(previous):
+            self._match(previous, found, ids, born)
+        fresh = ids < 0
+        ids[fresh] = self._next_id + np.arange(int(fresh.sum()))
+        self._next_id += int(fresh.sum())
+        old = previous.ids if previous is not None else np.zeros(0, np.int64)
+        snapshot = ContactSet(
+            step=step,
+            time=time,
+            contacts=RawContacts(*(_frozen(getattr(found, f)) for f in RawContacts.fields())),
+            ids=_frozen(ids),
+            born=_frozen(born),
+            new=_frozen(ids[fresh]),
+            persisting=_frozen(ids[~fresh]),
+            released=_frozen(np.setdiff1d(old, ids)),
+            names=names,
+        )
+        if self._on_rod_end == "error" and np.any(found.at_end):
+            row = int(np.flatnonzero(found.at_end)[0])
+            raise_collectively(
+                self._search.rods.comm,
+                f"contact {int(ids[row])} between {snapshot.describe(row)} reached the free "
+                f"end of a rod at t = {time:.6g} (step {step}); the contact point would leave "
+                "the rod. Lengthen the rod, or use on_rod_end='flag' to let it be released.",
+                ContactError,
+            )
+        self._current = snapshot
+        return snapshot
+
+    def reset(self) -> None:
+        """Forget the previous snapshot (the next update starts afresh)."""
+        self._current = None
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The last snapshot and the next identity as named arrays (for checkpoints)."""
+        current = self._current
+        arrays: dict[str, np.ndarray] = {"next_id": np.array([self._next_id])}
+        if current is None:
+            return arrays
+        for name in RawContacts.fields():
+            arrays[f"contacts_{name}"] = np.asarray(getattr(current.contacts, name))
+        arrays["ids"] = np.asarray(current.ids)
+        arrays["born"] = np.asarray(current.born)
+        arrays["step_time"] = np.array([current.step, current.time], dtype=float)
+        return arrays
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Continue from :meth:`state`: identities go on where they were."""
+        self._next_id = int(arrays["next_id"][0])
+        if "ids" not in arrays:
+            self._current = None
+            return
+        step, time = arrays["step_time"]
+        ids = np.asarray(arrays["ids"], dtype=np.int64)
+        self._current = ContactSet(
+            step=int(step),
+            time=float(time),
+            contacts=RawContacts(
+                *(_frozen(np.array(arrays[f"contacts_{f}"])) for f in RawContacts.fields())
+            ),
+            ids=_frozen(ids),
+            born=_frozen(np.asarray(arrays["born"], dtype=np.int64)),
+            new=_frozen(np.zeros(0, np.int64)),
+            persisting=_frozen(ids),
+            released=_frozen(np.zeros(0, np.int64)),
+            names=self._search.rods.names,
+        )
+
+    def _match(
+        self, previous: ContactSet, found: RawContacts, ids: IntArray, born: IntArray
+    ) -> None:
+        old = previous.contacts
+        used = np.zeros(len(previous), dtype=bool)
+        # Line-contact points: exact keys.
+        old_line = {
+            (
+                int(old.kind[k]),
+                int(old.rod_a[k]),
+                int(old.rod_b[k]),
+                int(old.element_a[k]),
+                int(old.sample[k]),
+            ): k
+            for k in np.flatnonzero(old.mode == MODE_LINE)
+        }
+        for i in np.flatnonzero(found.mode == MODE_LINE):
+            key = (
+                int(found.kind[i]),
+                int(found.rod_a[i]),
+                int(found.rod_b[i]),
+                int(found.element_a[i]),
+                int(found.sample[i]),
+            )
+            match = old_line.get(key)
+            if match is not None and not used[match]:
+                ids[i], born[i], used[match] = previous.ids[match], previous.born[match], True
+        # Point contacts: nearest first within the match distance.
+        new_points = np.flatnonzero(found.mode == MODE_POINT)
+        old_points = np.flatnonzero(old.mode == MODE_POINT)
+        if len(new_points) == 0 or len(old_points) == 0:
+            return
+        grid_new, grid_old = np.meshgrid(new_points, old_points, indexing="ij")
+        row, old_row = grid_new.ravel(), grid_old.ravel()
+        same = (
+            (found.kind[row] == old.kind[old_row])
+            & (found.rod_a[row] == old.rod_a[old_row])
+            & (found.rod_b[row] == old.rod_b[old_row])
+        )
+        limit_a = self._match_h[found.rod_a[row]]
+        limit_b = np.where(
+            found.kind[row] == KIND_OBSTACLE,
+            np.inf,
+            self._match_h[found.rod_b[row] % len(self._match_h)],
+        )
+        da = np.abs(found.s_a[row] - old.s_a[old_row])
+        db = np.abs(found.s_b[row] - old.s_b[old_row])
+        close = same & (da <= limit_a) & (db <= limit_b)
+        row, old_row, distance = row[close], old_row[close], (da + db)[close]
+        taken = np.zeros(len(found), dtype=bool)
+        for j in np.argsort(distance, kind="stable"):
+            if not taken[row[j]] and not used[old_row[j]]:
+                ids[row[j]], born[row[j]] = previous.ids[old_row[j]], previous.born[old_row[j]]
+                taken[row[j]] = used[old_row[j]] = True
+
+    def _start_problem(self, found: RawContacts) -> str | None:
+        """Why the starting configuration is not acceptable, or None."""
+        if len(found) == 0:
+            return None
+        names = self._search.rods.names
+        radii = self._search.radii
+        rod_contacts = np.flatnonzero(found.kind != KIND_OBSTACLE)
+        for i in rod_contacts:
+            a, b = int(found.rod_a[i]), int(found.rod_b[i])
+            distance = found.gap[i] + radii[a] + radii[b]
+            bigger = max(radii[a], radii[b])
+            if distance < bigger:
+                which = a if radii[a] >= radii[b] else b
+                what = "itself" if found.kind[i] == KIND_SELF else f"rod {names[b]!r}"
+                return (
+                    f"at the start, rod {names[which]!r} has radius {bigger:.6g}, larger than "
+                    f"the distance {distance:.6g} between the centrelines of rod "
+                    f"{names[a]!r} (s = {found.s_a[i]:.6g}) and {what} (s = "
+                    f"{found.s_b[i]:.6g}); the rods overlap by more than a radius. Move them "
+                    "apart or reduce the radius."
+                )
+        depth = -found.gap
+        for i in np.argsort(found.gap, kind="stable"):
+            a = int(found.rod_a[i])
+            if found.kind[i] == KIND_OBSTACLE:
+                obstacle = self._search.obstacles[int(found.rod_b[i])]
+                if depth[i] > self._tolerance * radii[a]:
+                    return (
+                        f"at the start, rod {names[a]!r} penetrates obstacle "
+                        f"{getattr(obstacle, 'name', found.rod_b[i])!r} at s = "
+                        f"{found.s_a[i]:.6g} by {depth[i]:.6g}; move the rod or the obstacle "
+                        "so that the gap is >= 0."
+                    )
+                continue
+            b = int(found.rod_b[i])
+            if depth[i] > self._tolerance * (radii[a] + radii[b]):
+                what = "itself" if found.kind[i] == KIND_SELF else f"rod {names[b]!r}"
+                return (
+                    f"at the start, rod {names[a]!r} (s = {found.s_a[i]:.6g}) and {what} "
+                    f"(s = {found.s_b[i]:.6g}) interpenetrate by {depth[i]:.6g}; move them "
+                    "apart so that the gap is >= 0."
+                )
+        return None

@@ -1,0 +1,1 @@
+"""Potential contact: Tatone's laws with obstacles (in UFL) and between rods (at points)."""

@@ -1,0 +1,853 @@
+"""Potential contact between rods and of a rod with itself, at the closest points.
+
+At a contact found by the search (:class:`~fe_rodcontact.contact.ContactSearch`) between rod a
+at s_a and rod b at s_b, with the weights w_k of the two points in the search's centreline
+representation (:mod:`~fe_rodcontact.contact.geometry.stencils`), D = x̃_b − x̃_a = Σ sₖwₖ xₖ (sₖ =
+−1 on
+the nodes of a, +1 on those of b) is linear in the nodal positions, and the gap is
+g = |D| − R_a − R_b. A conservative law of :mod:`~fe_rodcontact.contact.laws` stores the energy
+W(g) at a point contact, and weight × W(g) at a line-contact Gauss point (the law is then a
+density per unit length; ``line_law`` may give another one). The force acts along D at the
+contact point c = x̃_a + R_a/(R_a+R_b) D.
+
+**Cut-off.** The search only returns contacts with g ≤ ``margin``; the energy of a contact is
+therefore taken as Ŵ(g) = W(min(g, m)) − W(m) with m the margin, continuous when a contact
+enters or leaves the search (the force jumps by W'(m) there: choose a margin where the law is
+negligible; the linear penalty law activated at g ≤ m has Ŵ = W).
+
+**Energy–momentum step.** With the contact points σ fixed during a solve, Dₙ and Dₙ₊₁ are the
+two ends of the step, and the force on b is the discrete gradient
+
+    F = −Q n̂,   Q = (Ŵ(g̃ₙ₊₁) − Ŵ(g̃ₙ))/(g̃ₙ₊₁ − g̃ₙ)  (Ŵ'(g) for equal gaps),
+    n̂ = (Dₙ + Dₙ₊₁)/(|Dₙ| + |Dₙ₊₁|),   g̃ = |D| − R_a − R_b − e,
+
+so that n̂·(Dₙ₊₁ − Dₙ) = |Dₙ₊₁| − |Dₙ| and the work of the pair of forces on the step's increment
+is exactly −(Ŵ(g̃ₙ₊₁) − Ŵ(g̃ₙ)). The lever arms R_a/(R_a+R_b) D̄ and −R_b/(R_a+R_b) D̄ add up to
+D̄ = ½(Dₙ + Dₙ₊₁) ∥ F, so the normal force has no moment and linear and angular momentum are
+conserved. e is the *excess* of the step's points: the contact points move during a step, and
+σ is put on the segment between the closest points σₙ and σₙ₊₁ of the two configurations where
+|D| exceeds its minimum by the same amount e at tₙ and at tₙ₊₁ (as the rolling contact does);
+then g̃ₙ and g̃ₙ₊₁ are the true least gaps, and the discrete gradient conserves kinetic + elastic +
+the contact energy Σ Ŵ(g_min) that the time series reports. :meth:`RodRodPotential.move_points`
+searches the end configuration after each solve and moves the points until they settle
+(``settle=True``, default); ``settle=False`` keeps the closest points of tₙ (no re-solves; the
+energy error is then O(Δσ²) per step, see docs/contact.md). A contact that enters the search
+during a step joins it at its end-of-step closest points, one that leaves it keeps its start
+points (its energy is zero at the end either way).
+
+**Dissipation.** Damping (Tatone) and regularised Coulomb friction act at c with the relative
+velocity of the material points of the two sections there, spin included:
+
+    v = (ΔD + D̄ × T)/Δt,   T = α τ̄_a + (1 − α) τ̄_b,   α = R_a/(R_a+R_b),
+
+(τ̄ the step's rotation increment at the point), the normal n = D̄/|D̄|, the gap at D̄, and, for
+friction, the normal force Q of the step. The force F_d on b (−F_d on a) acts at c: moments
+αD̄ × F_d on a's and (1 − α)D̄ × F_d on b's rotation rows; its work on the step is F_d·v Δt ≤ 0,
+recorded as ``dissipated_energy``.
+
+**Tangent.** Newton gets the exact derivative of these forces in (uₙ₊₁, τ) at fixed points σ
+and excess e (both fixed during a solve): quadratic convergence within a solve.
+
+**Statics.** With ``scheme="static"`` the force is the gradient −Ŵ'(g) D/|D| at the current
+configuration, with its exact tangent; :meth:`move_points` moves the points to the closest
+points of the current configuration (drive it with
+:class:`~fe_rodcontact.solvers.constrained.ConstrainedNewton`, see ``tests/test_rod_potential.py``).
+"""
+
+from dataclasses import dataclass
+
+from mpi4py import MPI
+
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.geometry.search import KIND_SELF, MODE_LINE, ContactSearch, RawContacts
+from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
+from fe_rodcontact.contact.geometry.tracking import ContactTracker
+from fe_rodcontact.contact.laws import CoulombFrictionLaw, DampingLaw, NormalLaw
+from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.stepping.contributions import PointLinearisation
+
+__all__ = ["SCHEMES", "RodRodPotential"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+SCHEMES = ("energy-momentum", "static")
+"""Where the force is evaluated: the discrete gradient of a step, or the current gradient."""
+
+
+def _skew(v: FloatArray) -> FloatArray:
+    """[v]× for an (n, 3) array: (n, 3, 3)."""
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
+def _outer(a: FloatArray, b: FloatArray) -> FloatArray:
+    return a[..., :, None] * b[..., None, :]
+
+
+def cut_energy(law: NormalLaw, cutoff: float, gap: FloatArray) -> FloatArray:
+    """Ŵ(g) = W(min(g, m)) − W(m) for g < m, 0 beyond (m the cut-off)."""
+    gap = np.asarray(gap, dtype=float)
+    out = np.zeros(gap.shape)
+    inside = gap < cutoff
+    if np.any(inside):
+        out[inside] = law.energy(gap[inside]) - law.energy(np.array([cutoff]))[0]
+    return out
+
+
+def cut_gradient(
+    law: NormalLaw, cutoff: float, gap_old: FloatArray, gap_new: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Discrete gradient Q of Ŵ between two gaps and its derivative in the new gap.
+
+    Q = (Ŵ(g₁) − Ŵ(g₀))/(g₁ − g₀) (Ŵ'(g) for equal gaps): the law's own discrete gradient when
+    both gaps are inside the cut-off, zero when both are beyond, the quotient over the part
+    inside when the step crosses it.
+    """
+    g0, g1 = np.asarray(gap_old, dtype=float), np.asarray(gap_new, dtype=float)
+    q, dq = np.zeros(g0.shape), np.zeros(g0.shape)
+    both = (g0 < cutoff) & (g1 < cutoff)
+    if np.any(both):
+        q[both] = law.discrete_gradient(g0[both], g1[both])
+        dq[both] = law.discrete_gradient_derivative(g0[both], g1[both])
+    cross = (g0 < cutoff) != (g1 < cutoff)
+    if np.any(cross):
+        a, b = np.minimum(g0[cross], cutoff), np.minimum(g1[cross], cutoff)
+        h = g1[cross] - g0[cross]
+        q[cross] = law.discrete_gradient(a, b) * (b - a) / h
+        opening = g1[cross] >= cutoff
+        dq[cross] = np.where(opening, -q[cross] / h, (-law.force(b) - q[cross]) / h)
+    return q, dq
+
+
+@dataclass(frozen=True)
+class _Active:
+    """The contact points of a solve (the same on every rank).
+
+    Attributes:
+        contacts: The points σ (rods, kinds, modes, elements, s_a, s_b, weight).
+        excess: e per contact (fixed during a solve).
+        nodes: (n, 2k) stencil nodes, those of a first.
+        weights: (n, 2k) stencil weights wₖ.
+        signed: (n, 2k) sₖwₖ (−wₖ on a, +wₖ on b).
+        share: (n, 2k) α on a's nodes, 1 − α on b's.
+        scale: (n,) 1 for point contacts, the represented length for line-contact points.
+        line: (n,) line-contact points.
+        reach: (n,) R_a + R_b.
+    """
+
+    contacts: RawContacts
+    excess: FloatArray
+    nodes: IntArray
+    weights: FloatArray
+    signed: FloatArray
+    share: FloatArray
+    scale: FloatArray
+    line: BoolArray
+    reach: FloatArray
+
+
+@dataclass(frozen=True)
+class _State:
+    """Forces and tangent blocks of the active contacts at the current state."""
+
+    force: FloatArray  # (n, 3) total force on b (conservative + dissipative), scaled
+    moment: FloatArray  # (n, 3) D̄ × F_d (rotation rows, times share·w)
+    d_force_du: FloatArray  # (n, 3, 3) ∂F/∂D (chain with sₗwₗ)
+    d_force_dtau: FloatArray  # (n, 3, 3) ∂F/∂T (chain with shareₗ wₗ)
+    d_moment_du: FloatArray  # (n, 3, 3)
+    d_moment_dtau: FloatArray  # (n, 3, 3)
+    normal_force: FloatArray  # (n,) Q·scale, positive when pressing
+    gap_old: FloatArray
+    gap_new: FloatArray
+    dissipation: FloatArray  # (n,) −F_d·v Δt ≥ 0
+    slip: FloatArray  # (n,) |tangential relative velocity| of the material points over the step
+    tangential_force: FloatArray  # (n,) |tangential part of F_d| (friction), scaled
+    bad: BoolArray  # a singular law met g ≤ 0
+
+
+class RodRodPotential:
+    """Potential contact between rods and of rods with themselves, as a point contribution.
+
+    Args:
+        rod: The rods.
+        law: Conservative law at point contacts (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw,
+            SmoothPenaltyLaw), positive force = repulsive.
+        damping: Optional normal damping (Tatone) with the relative velocity at the contact.
+        friction: Optional regularised Coulomb friction, normal force from ``law``.
+        line_law: Law per unit length at line-contact points (default: ``law`` used as a
+            density).
+        radii: Contact radius per rod (default: the sections' radii).
+        pairs: Rod pairs in contact (default: all pairs of distinct rods).
+        self_contact: Rods (or all, ``True``) whose self-contacts count.
+        margin: Search margin and cut-off m of the laws (default: half the smallest radius).
+        representation: Centreline of the search and the stencils (default: ``"smooth"`` for
+            P1, ``"p2"`` for P2; ``"polyline"`` is the P1 interpolation).
+        scheme: ``"energy-momentum"`` (the step's discrete gradient; for
+            :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem`) or ``"static"``.
+        settle: Move the step's points to the equal-excess points (see the module docs).
+        settle_tolerance: Change of the points (relative to the longest element) below which
+            they have settled.
+        exclusion: Self-contact exclusion length (default of the search).
+        line_angle: Angle (degrees) below which segments are in line contact.
+        line_points: Gauss points per segment of a line contact.
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        law: NormalLaw,
+        *,
+        damping: DampingLaw | None = None,
+        friction: CoulombFrictionLaw | None = None,
+        line_law: NormalLaw | None = None,
+        radii: npt.ArrayLike | None = None,
+        pairs: list[tuple[int | str, int | str]] | None = None,
+        self_contact: bool | list[int | str] = False,
+        margin: float | None = None,
+        representation: str | None = None,
+        scheme: str = "energy-momentum",
+        settle: bool = True,
+        settle_tolerance: float = 1e-10,
+        exclusion: float | None = None,
+        line_angle: float = 5.0,
+        line_points: int = 2,
+    ):
+        rods = rod.rods
+        comm = rods.comm
+        values = [s.radius for s in rod.sections] if radii is None else radii
+        radius_values = np.asarray(values, dtype=float).ravel()
+        message = None
+        if not isinstance(law, NormalLaw) or (
+            line_law is not None and not isinstance(line_law, NormalLaw)
+        ):
+            message = "law and line_law must be conservative laws (NormalLaw), e.g. RepulsiveLaw."
+        elif damping is not None and not isinstance(damping, DampingLaw):
+            message = f"damping must be a DampingLaw, got {type(damping).__name__}."
+        elif friction is not None and not isinstance(friction, CoulombFrictionLaw):
+            message = f"friction must be a CoulombFrictionLaw, got {type(friction).__name__}."
+        elif scheme not in SCHEMES:
+            message = f"unknown scheme {scheme!r}; use one of {list(SCHEMES)}."
+        elif scheme == "static" and (damping is not None or friction is not None):
+            message = "damping and friction need a time step; use scheme='energy-momentum'."
+        elif len(radius_values) != rods.num_rods:
+            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
+        elif not np.all(radius_values > 0):
+            i = int(np.flatnonzero(~(radius_values > 0))[0])
+            message = (
+                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
+                "section a radius (Section.circular(radius=...) or Section(..., radius=...))."
+            )
+        elif margin is not None and not (np.isfinite(margin) and margin > 0):
+            message = f"margin must be positive, got {margin!r}."
+        raise_collectively(comm, message)
+        if representation is None:
+            representation = "smooth" if rods.degree == 1 else "p2"
+        self._rod = rod
+        self._comm: MPI.Comm = comm
+        self._radii = radius_values
+        self._law = law
+        self._line_law = law if line_law is None else line_law
+        self._damping = damping
+        self._friction = friction
+        self._scheme = scheme
+        self._settle = bool(settle)
+        self._settle_tolerance = float(settle_tolerance)
+        self._margin = 0.5 * float(np.min(radius_values)) if margin is None else float(margin)
+        self._work = dolfinx.fem.Function(rod.displacement.function_space, name="u_contact")
+        self._search = ContactSearch(
+            rods,
+            self._work,
+            self._radii,
+            margin=self._margin,
+            pairs=pairs,
+            self_contact=self_contact,
+            exclusion=exclusion,
+            line_angle=line_angle,
+            line_points=line_points,
+            representation=representation,
+        )
+        self._stencils = CentrelineStencils(rods, rod.function_space, representation)
+        self._h = np.array(
+            [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
+        )
+        self._lengths = np.asarray(rods.lengths, dtype=float)
+        self._closed = np.asarray(rods.closed, dtype=bool)
+        self._active: _Active | None = None
+        self._start = RawContacts.empty()
+        self._t = 0.0
+        self._dt = 1.0
+        self.dissipated_energy = 0.0
+        """Energy removed by damping and friction so far (never decreasing)."""
+        self.records: list[dict[str, float]] = []
+        """Per accepted step: contacts, least gap, largest normal and friction force, slip,
+        dissipation."""
+
+    # -- access ----------------------------------------------------------------------------------
+    @property
+    def search(self) -> ContactSearch:
+        """The contact search (its displacement is a work Function filled before each find)."""
+        return self._search
+
+    @property
+    def newton_options(self) -> dict[str, object]:
+        """SNES options the step needs: a backtracking line search with Coulomb friction.
+
+        The regularised Coulomb force turns within the slip speed ε_v and full Newton steps
+        overshoot it. Measured on the crossed strings of ``demo_rolling_vs_potential.py``
+        (penalty 1e5 N/m, ε_v = 1e-2 m/s, Δt ≤ 1 ms): μ = 0.5 over 0.05 s took 50 steps with
+        ``bt``, 69 with ``l2`` and 456 with full steps; μ = 1 and 10 over 0.1 s took 100 and 157
+        steps with ``bt``, 214 and a failure (stalled at the smallest step) with ``l2``.
+        """
+        return {"snes_linesearch_type": "bt"} if self._friction is not None else {}
+
+    @property
+    def margin(self) -> float:
+        """Search margin and cut-off of the laws."""
+        return self._margin
+
+    @property
+    def num_multipliers(self) -> int:
+        """No multipliers: forces only."""
+        return 0
+
+    def initial_multipliers(self) -> FloatArray:
+        """None."""
+        return np.zeros(0)
+
+    @property
+    def active(self) -> RawContacts:
+        """The contact points of the current solve."""
+        return RawContacts.empty() if self._active is None else self._active.contacts
+
+    # -- searches --------------------------------------------------------------------------------
+    def _find(self, which: str, t: float) -> RawContacts:
+        """Contacts of the committed (``"committed"``) or current (``"current"``) configuration."""
+        if which == "committed":
+            self._work.x.array[:] = self._rod.displacement.x.array
+        else:
+            self._work.x.array[:] = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
+        return self._search.find(t)
+
+    def check_start(self) -> None:
+        """The starting configuration: no interpenetration, g > 0 for the power laws."""
+        self._work.x.array[:] = self._rod.displacement.x.array
+        tracker = ContactTracker(self._search)
+        found = tracker.update(0, 0.0, check_start=True).contacts
+        message = None
+        for law in (self._law, self._line_law):
+            if law.singular and len(found) and np.min(found.gap) <= 0:
+                row = int(np.argmin(found.gap))
+                names = self._rod.rods.names
+                message = (
+                    f"at the start, rod {names[int(found.rod_a[row])]!r} (s = "
+                    f"{found.s_a[row]:.6g}) and rod {names[int(found.rod_b[row])]!r} (s = "
+                    f"{found.s_b[row]:.6g}) have gap {found.gap[row]:.6g} <= 0; the "
+                    f"{type(law).__name__} is singular there. Start the rods apart."
+                )
+        raise_collectively(self._comm, message)
+
+    def _build(self, contacts: RawContacts, excess: FloatArray) -> _Active:
+        st = self._stencils
+        a = st.material_points(contacts.rod_a, contacts.element_a, contacts.s_a)
+        b = st.material_points(contacts.rod_b, contacts.element_b, contacts.s_b)
+        ra, rb = self._radii[contacts.rod_a], self._radii[contacts.rod_b]
+        alpha = ra / (ra + rb)
+        k = a.nodes.shape[1] if len(contacts) else 0
+        nodes = np.concatenate([a.nodes, b.nodes], axis=1).reshape(len(contacts), 2 * k)
+        weights = np.concatenate([a.weights, b.weights], axis=1).reshape(len(contacts), 2 * k)
+        sign = np.concatenate([-np.ones(k), np.ones(k)])
+        share = np.concatenate(
+            [np.repeat(alpha[:, None], k, axis=1), np.repeat(1 - alpha[:, None], k, axis=1)],
+            axis=1,
+        ).reshape(len(contacts), 2 * k)
+        line = contacts.mode == MODE_LINE
+        return _Active(
+            contacts=contacts,
+            excess=np.asarray(excess, dtype=float),
+            nodes=nodes.astype(np.int64),
+            weights=weights,
+            signed=weights * sign,
+            share=share,
+            scale=np.where(line, contacts.weight, 1.0),
+            line=line,
+            reach=ra + rb,
+        )
+
+    # -- the step --------------------------------------------------------------------------------
+    def prepare(self, t: float, dt: float) -> None:
+        """The contacts of the committed configuration (statics: the current one)."""
+        self._t, self._dt = t, dt
+        which = "current" if self._scheme == "static" else "committed"
+        self._start = self._find(which, t)
+        self._active = self._build(self._start, np.zeros(len(self._start)))
+
+    def _gather(self, nodes: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(xₙ, xₙ₊₁, τ) at nodes (statics: xₙ = xₙ₊₁ = x)."""
+        st = self._stencils
+        reference = st.reference_positions(nodes)
+        state = st.gather(nodes, self._rod.state.x.array, 6)
+        new = reference + state[..., :3]
+        if self._scheme == "static":
+            return new, new, state[..., 3:]
+        old = reference + st.gather(nodes, self._rod.displacement.x.array, 3)
+        return old, new, state[..., 3:]
+
+    def _evaluate(self, active: _Active) -> _State:
+        """Forces, their derivatives and the dissipation at the current state."""
+        n = len(active.contacts)
+        old, new, tau = self._gather(active.nodes)
+        d_old = np.einsum("nk,nkc->nc", active.signed, old)
+        d_new = np.einsum("nk,nkc->nc", active.signed, new)
+        len_old = np.linalg.norm(d_old, axis=1)
+        len_new = np.linalg.norm(d_new, axis=1)
+        offset = active.reach + active.excess
+        g_old, g_new = len_old - offset, len_new - offset
+        e_new = d_new / np.maximum(len_new, 1e-300)[:, None]
+        q, dq = np.zeros(n), np.zeros(n)
+        bad = np.zeros(n, dtype=bool)
+        for law, rows in ((self._law, ~active.line), (self._line_law, active.line)):
+            if law.singular:
+                bad |= rows & ((g_new <= 0) | (g_old <= 0))
+            rows = rows & ~bad
+            if not np.any(rows):
+                continue
+            if self._scheme == "static":
+                inside = rows & (g_new < self._margin)
+                q[inside] = -law.force(g_new[inside])
+                dq[inside] = law.stiffness(g_new[inside])
+            else:
+                q[rows], dq[rows] = cut_gradient(law, self._margin, g_old[rows], g_new[rows])
+        q, dq = q * active.scale, dq * active.scale
+        eye = np.broadcast_to(np.eye(3), (n, 3, 3))
+        if self._scheme == "static":
+            force = -q[:, None] * e_new
+            d_force = -(
+                dq[:, None, None] * _outer(e_new, e_new)
+                + (q / np.maximum(len_new, 1e-300))[:, None, None] * (eye - _outer(e_new, e_new))
+            )
+        else:
+            total = d_old + d_new
+            size = np.maximum(len_old + len_new, 1e-300)
+            direction = total / size[:, None]
+            force = -q[:, None] * direction
+            d_direction = (
+                eye / size[:, None, None] - _outer(total, e_new) / (size**2)[:, None, None]
+            )
+            d_force = -(
+                dq[:, None, None] * _outer(direction, e_new) + q[:, None, None] * d_direction
+            )
+        moment = np.zeros((n, 3))
+        d_force_dtau = np.zeros((n, 3, 3))
+        d_moment_du = np.zeros((n, 3, 3))
+        d_moment_dtau = np.zeros((n, 3, 3))
+        dissipation = np.zeros(n)
+        slip = np.zeros(n)
+        tangential_force = np.zeros(n)
+        dissipative = self._damping is not None or self._friction is not None
+        if n and self._scheme != "static":
+            dt = self._dt
+            mid = 0.5 * total
+            len_mid = np.linalg.norm(mid, axis=1)
+            normal = mid / len_mid[:, None]
+            gap_mid = len_mid - offset
+            w = np.abs(active.signed)
+            k = active.nodes.shape[1] // 2
+            tau_a = np.einsum("nk,nkc->nc", w[:, :k], tau[:, :k])
+            tau_b = np.einsum("nk,nkc->nc", w[:, k:], tau[:, k:])
+            alpha = active.share[:, 0]
+            spin = alpha[:, None] * tau_a + (1 - alpha)[:, None] * tau_b
+            velocity = (d_new - d_old + np.cross(mid, spin)) / dt
+            normal_speed = np.sum(velocity * normal, axis=1)
+            slip = np.linalg.norm(velocity - normal_speed[:, None] * normal, axis=1)
+        if dissipative and n and self._scheme != "static":
+            dv_du = (eye - 0.5 * _skew(spin)) / dt  # ∂v/∂D (translation chain sₗwₗ)
+            dv_dt = _skew(mid) / dt  # ∂v/∂T (rotation chain shareₗ wₗ)
+            dn_du = 0.5 * (eye - _outer(normal, normal)) / len_mid[:, None, None]
+            fd = np.zeros((n, 3))
+            fd_du = np.zeros((n, 3, 3))
+            fd_dt = np.zeros((n, 3, 3))
+            ok = ~bad
+            if self._damping is not None and np.any(ok):
+                law_d = self._damping
+                args = (gap_mid[ok], normal[ok], velocity[ok])
+                fd[ok] += law_d.force(*args)
+                fv = law_d.velocity_derivative(*args)
+                fd_du[ok] += (
+                    fv @ dv_du[ok]
+                    + law_d.normal_derivative(*args) @ dn_du[ok]
+                    + 0.5 * _outer(law_d.gap_derivative(*args), normal[ok])
+                )
+                fd_dt[ok] += fv @ dv_dt[ok]
+            if self._friction is not None and np.any(ok):
+                law_f = self._friction
+                pressure = -q[ok] / active.scale[ok]  # the law's normal force (density)
+                args_f = (None, normal[ok], velocity[ok])
+                fd[ok] += law_f.force(*args_f, normal_force=pressure)
+                fv = law_f.velocity_derivative(*args_f, normal_force=pressure)
+                d_pressure = -(dq[ok] / active.scale[ok])[:, None] * e_new[ok]  # ∂F_n/∂D
+                fd_du[ok] += (
+                    fv @ dv_du[ok]
+                    + law_f.normal_derivative(*args_f, normal_force=pressure) @ dn_du[ok]
+                    + _outer(
+                        law_f.normal_force_derivative(normal[ok], velocity[ok], pressure),
+                        d_pressure,
+                    )
+                )
+                fd_dt[ok] += fv @ dv_dt[ok]
+            scale = active.scale[:, None]
+            fd, fd_du, fd_dt = fd * scale, fd_du * scale[:, :, None], fd_dt * scale[:, :, None]
+            dissipation = -np.sum(fd * velocity, axis=1) * dt
+            tangential_force = np.linalg.norm(
+                fd - np.sum(fd * normal, axis=1)[:, None] * normal, axis=1
+            )
+            force = force + fd
+            d_force = d_force + fd_du
+            d_force_dtau = fd_dt
+            moment = np.cross(mid, fd)
+            d_moment_du = -0.5 * _skew(fd) + _skew(mid) @ fd_du
+            d_moment_dtau = _skew(mid) @ fd_dt
+        return _State(
+            force=force,
+            moment=moment,
+            d_force_du=d_force,
+            d_force_dtau=d_force_dtau,
+            d_moment_du=d_moment_du,
+            d_moment_dtau=d_moment_dtau,
+            normal_force=-q,
+            gap_old=g_old,
+            gap_new=g_new,
+            dissipation=dissipation,
+            slip=slip,
+            tangential_force=tangential_force,
+            bad=bad,
+        )
+
+    def linearise(self, multipliers: FloatArray) -> PointLinearisation:
+        """Contact forces and their tangent at the rod's current state (no multipliers)."""
+        assert self._active is not None, "prepare() before linearise()"
+        active = self._active
+        s = self._evaluate(active)
+        n, kk = active.nodes.shape
+        axes = np.arange(3)
+        trans = 6 * active.nodes[:, :, None] + axes  # (n, K, 3)
+        rot = trans + 3
+        lever = active.share * np.abs(active.signed)  # shareₖ wₖ
+        signed = active.signed
+        force_t = -signed[:, :, None] * s.force[:, None, :]
+        force_r = lever[:, :, None] * s.moment[:, None, :]
+        force_t[s.bad] = np.nan
+        dissipative = self._damping is not None or self._friction is not None
+        rows_parts = [trans.ravel()]
+        value_parts = [force_t.ravel()]
+        if dissipative:
+            rows_parts.append(rot.ravel())
+            value_parts.append(force_r.ravel())
+
+        def block(
+            row_dofs: IntArray,
+            row_w: FloatArray,
+            col_dofs: IntArray,
+            col_w: FloatArray,
+            m: FloatArray,
+        ) -> tuple[IntArray, IntArray, FloatArray]:
+            shape = (n, kk, kk, 3, 3)
+            r = np.broadcast_to(row_dofs[:, :, None, :, None], shape)
+            c = np.broadcast_to(col_dofs[:, None, :, None, :], shape)
+            v = row_w[:, :, None, None, None] * col_w[:, None, :, None, None] * m[:, None, None]
+            return r.ravel(), c.ravel(), v.ravel()
+
+        parts = [block(trans, -signed, trans, signed, s.d_force_du)]
+        if dissipative:
+            parts += [
+                block(trans, -signed, rot, lever, s.d_force_dtau),
+                block(rot, lever, trans, signed, s.d_moment_du),
+                block(rot, lever, rot, lever, s.d_moment_dtau),
+            ]
+        stiffness = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
+        return PointLinearisation(
+            force_rows=np.concatenate(rows_parts).astype(np.int64),
+            force_values=np.concatenate(value_parts),
+            constraint=empty_f,
+            stiffness=(stiffness[0].astype(np.int64), stiffness[1].astype(np.int64), stiffness[2]),
+            coupling=(empty_i, empty_i, empty_f),
+            constraint_jacobian=(empty_i, empty_i, empty_f),
+        )
+
+    # -- moving the points -------------------------------------------------------------------------
+    def _wrap(self, delta: FloatArray, rods: IntArray) -> FloatArray:
+        """Differences of material coordinates the short way round on closed rods."""
+        length = self._lengths[rods]
+        wrap = self._closed[rods] & (np.abs(delta) > 0.5 * length)
+        return np.where(wrap, delta - np.sign(delta) * length, delta)
+
+    def _match(self, start: RawContacts, end: RawContacts) -> tuple[IntArray, IntArray, BoolArray]:
+        """Pairs (start row, end row, swapped) of the same contact at both ends of the step."""
+        rows, cols, flips = [], [], []
+        taken = np.zeros(len(end), dtype=bool)
+        for i in range(len(start)):
+            same = (
+                (end.kind == start.kind[i])
+                & (end.rod_a == start.rod_a[i])
+                & (end.rod_b == start.rod_b[i])
+                & (end.mode == start.mode[i])
+                & ~taken
+            )
+            if start.mode[i] == MODE_LINE:
+                same &= (end.element_a == start.element_a[i]) & (end.sample == start.sample[i])
+            candidates = np.flatnonzero(same)
+            if not len(candidates):
+                continue
+            ra, rb = start.rod_a[i], start.rod_b[i]
+            da = np.abs(
+                self._wrap(end.s_a[candidates] - start.s_a[i], np.full(len(candidates), ra))
+            )
+            db = np.abs(
+                self._wrap(end.s_b[candidates] - start.s_b[i], np.full(len(candidates), rb))
+            )
+            cost, flip = da + db, np.zeros(len(candidates), dtype=bool)
+            if start.kind[i] == KIND_SELF and start.mode[i] != MODE_LINE:
+                sa = np.abs(
+                    self._wrap(end.s_b[candidates] - start.s_a[i], np.full(len(candidates), ra))
+                )
+                sb = np.abs(
+                    self._wrap(end.s_a[candidates] - start.s_b[i], np.full(len(candidates), rb))
+                )
+                flip = sa + sb < cost
+                cost = np.where(flip, sa + sb, cost)
+                da, db = np.where(flip, sa, da), np.where(flip, sb, db)
+            reach = 2 * max(self._h[ra], self._h[rb])
+            ok = (da <= reach) & (db <= reach)
+            if not np.any(ok):
+                continue
+            j = int(np.flatnonzero(ok)[np.argmin(cost[ok])])
+            rows.append(i)
+            cols.append(int(candidates[j]))
+            flips.append(bool(flip[j]))
+            taken[candidates[j]] = True
+        return (
+            np.array(rows, dtype=np.int64),
+            np.array(cols, dtype=np.int64),
+            np.array(flips, dtype=bool),
+        )
+
+    def _located(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
+        """``contacts`` at material coordinates (s_a, s_b), elements located again."""
+        element_a, s_a = self._stencils.locate(contacts.rod_a, s_a)
+        element_b, s_b = self._stencils.locate(contacts.rod_b, s_b)
+        fields = {f: getattr(contacts, f) for f in RawContacts.fields()}
+        fields.update(s_a=s_a, s_b=s_b, element_a=element_a, element_b=element_b)
+        return RawContacts(**fields)
+
+    def _distance(
+        self,
+        rod_a: IntArray,
+        s_a: FloatArray,
+        rod_b: IntArray,
+        s_b: FloatArray,
+        positions: tuple[IntArray, FloatArray],
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """|D| at (s_a, s_b) and its derivatives in s_a and s_b."""
+        st = self._stencils
+        ea, s_a = st.locate(rod_a, s_a)
+        eb, s_b = st.locate(rod_b, s_b)
+        a = st.material_points(rod_a, ea, s_a)
+        b = st.material_points(rod_b, eb, s_b)
+        index, values = positions
+        xa = values[np.searchsorted(index, a.nodes)]
+        xb = values[np.searchsorted(index, b.nodes)]
+        if not (
+            np.array_equal(index[np.searchsorted(index, a.nodes)], a.nodes)
+            and np.array_equal(index[np.searchsorted(index, b.nodes)], b.nodes)
+        ):
+            raise RuntimeError("a contact point moved past the nodes gathered for it.")
+        d = np.einsum("nk,nkc->nc", b.weights, xb) - np.einsum("nk,nkc->nc", a.weights, xa)
+        length = np.linalg.norm(d, axis=1)
+        unit = d / np.maximum(length, 1e-300)[:, None]
+        ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
+        tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
+        return length, -np.sum(unit * ta, axis=1), np.sum(unit * tb, axis=1)
+
+    def _equal_excess(
+        self, start: RawContacts, end_a: FloatArray, end_b: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """σ between the start and end closest points with equal excess; and the excess e."""
+        m = len(start)
+        if m == 0:
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        ra, rb = start.rod_a, start.rod_b
+        line = start.mode == MODE_LINE
+        da = np.where(line, 0.0, self._wrap(end_a - start.s_a, ra))
+        db = self._wrap(end_b - start.s_b, rb)
+        mid_a, mid_b = start.s_a + 0.5 * da, start.s_b + 0.5 * db
+        st = self._stencils
+        # The nodes of every element the points can pass over (samples h/4 apart at most).
+        fractions = np.linspace(-0.5, 0.5, 9)[:, None]
+        rods = np.concatenate([ra, rb, ra, rb, np.tile(ra, 9), np.tile(rb, 9)])
+        where = np.concatenate(
+            [
+                start.s_a,
+                start.s_b,
+                end_a,
+                end_b,
+                (mid_a + fractions * da).ravel(),
+                (mid_b + fractions * db).ravel(),
+            ]
+        )
+        element, where = st.locate(rods, where)
+        nodes = np.unique(st.material_points(rods, element, where).nodes)
+        reference = st.reference_positions(nodes)
+        state = st.gather(nodes, self._rod.state.x.array, 6)[:, :3]
+        committed = st.gather(nodes, self._rod.displacement.x.array, 3)
+        p0 = (nodes, reference + committed)
+        p1 = (nodes, reference + state)
+        base0 = self._distance(ra, start.s_a, rb, start.s_b, p0)[0]
+        base1 = self._distance(ra, end_a, rb, end_b, p1)[0]
+        lo, hi = np.full(m, -0.5), np.full(m, 0.5)
+        theta = np.zeros(m)
+        scale = np.maximum(base0, 1e-300)
+        step = np.full(m, np.inf)
+        # Safeguarded Newton on f(θ) = excess at tₙ − excess at tₙ₊₁ (f(−½) ≤ 0 ≤ f(½)); f is
+        # known to round-off ~ε|D| only, so it also stops when Newton's step is below 1e-13.
+        for _ in range(80):
+            sa, sb = mid_a + theta * da, mid_b + theta * db
+            d0, a0, b0 = self._distance(ra, sa, rb, sb, p0)
+            d1, a1, b1 = self._distance(ra, sa, rb, sb, p1)
+            f = (d0 - base0) - (d1 - base1)
+            slope = (a0 - a1) * da + (b0 - b1) * db
+            done = (np.abs(f) <= 1e-15 * scale) | (hi - lo < 1e-14) | (np.abs(step) < 1e-13)
+            if np.all(done):
+                break
+            lo = np.where(f < 0, theta, lo)
+            hi = np.where(f >= 0, theta, hi)
+            newton = theta - f / np.where(slope > 0, slope, np.inf)
+            inside = (slope > 0) & (newton > lo) & (newton < hi)
+            update = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
+            step = np.where(done, 0.0, update - theta)
+            theta = update
+        sa, sb = mid_a + theta * da, mid_b + theta * db
+        excess = self._distance(ra, sa, rb, sb, p0)[0] - base0
+        return sa, sb, excess
+
+    def move_points(self, multipliers: FloatArray) -> bool:
+        """Move the step's points to where the scheme wants them (see the module docs).
+
+        Returns:
+            Whether the points or the set of contacts changed (then the step is solved again).
+        """
+        assert self._active is not None
+        if self._scheme == "static":
+            found = self._find("current", self._t)
+            return self._replace(found, np.zeros(len(found)))
+        if not self._settle:
+            return False
+        end = self._find("current", self._t + self._dt)
+        start = self._start
+        rows, cols, flips = self._match(start, end)
+        end_a = np.where(flips, end.s_b[cols], end.s_a[cols])
+        end_b = np.where(flips, end.s_a[cols], end.s_b[cols])
+        matched = start.take(rows)
+        sa, sb, excess = self._equal_excess(matched, end_a, end_b)
+        start_only = np.setdiff1d(np.arange(len(start)), rows)
+        end_only = np.setdiff1d(np.arange(len(end)), cols)
+        contacts = RawContacts.concatenate(
+            [self._located(matched, sa, sb), start.take(start_only), end.take(end_only)]
+        )
+        excess = np.concatenate([excess, np.zeros(len(start_only) + len(end_only))])
+        return self._replace(contacts, excess)
+
+    def _replace(self, contacts: RawContacts, excess: FloatArray) -> bool:
+        """Make ``contacts`` the active points; whether they differ from the current ones."""
+        assert self._active is not None
+        old = self._active.contacts
+        same = (
+            len(old) == len(contacts)
+            and np.array_equal(old.kind, contacts.kind)
+            and np.array_equal(old.rod_a, contacts.rod_a)
+            and np.array_equal(old.rod_b, contacts.rod_b)
+            and np.array_equal(old.mode, contacts.mode)
+        )
+        if same and len(contacts):
+            h = np.maximum(self._h[contacts.rod_a], self._h[contacts.rod_b])
+            shift = np.maximum(
+                np.abs(self._wrap(contacts.s_a - old.s_a, contacts.rod_a)),
+                np.abs(self._wrap(contacts.s_b - old.s_b, contacts.rod_b)),
+            )
+            same = bool(np.max(shift / h) <= self._settle_tolerance)
+        if same:
+            return False
+        self._active = self._build(contacts, excess)
+        return True
+
+    def contact_forces(self) -> dict[str, FloatArray]:
+        """Forces and gaps of the active contacts at the current state (collective).
+
+        Returns:
+            ``normal_force`` (positive when pressing; line points: times their weight) and the
+            gaps ``gap_old``, ``gap_new`` (g̃ₙ, g̃ₙ₊₁; statics: both the current one).
+        """
+        assert self._active is not None, "prepare() first"
+        s = self._evaluate(self._active)
+        return {"normal_force": s.normal_force, "gap_old": s.gap_old, "gap_new": s.gap_new}
+
+    # -- after the step ---------------------------------------------------------------------------
+    def commit(self, t: float) -> None:
+        """Record the accepted step (the state still holds uₙ and uₙ₊₁): dissipation, forces.
+
+        The slip is the speed of b's material point at the contact relative to a's, spin of the
+        sections included, tangential part, over the step ((ΔD + D̄ × T)/Δt, as the friction
+        law sees it): the quantity that rolling contact holds at zero.
+        """
+        assert self._active is not None
+        s = self._evaluate(self._active)
+        step_dissipation = float(np.sum(s.dissipation))
+        self.dissipated_energy += step_dissipation
+        self.records.append(
+            {
+                "t": t,
+                "contacts": float(len(self._active.contacts)),
+                "min_gap": float(np.min(s.gap_new, initial=np.inf)),
+                "max_normal_force": float(np.max(s.normal_force, initial=0.0)),
+                "max_tangential_force": float(np.max(s.tangential_force, initial=0.0)),
+                "max_slip": float(np.max(s.slip, initial=0.0)),
+                "dissipation": step_dissipation,
+            }
+        )
+
+    def energy(self, contacts: RawContacts) -> float:
+        """Σ Ŵ(g) (line points: weight × Ŵ) of ``contacts``."""
+        line = contacts.mode == MODE_LINE
+        point_energy = cut_energy(self._law, self._margin, contacts.gap[~line])
+        line_energy = cut_energy(self._line_law, self._margin, contacts.gap[line])
+        return float(np.sum(point_energy) + np.sum(contacts.weight[line] * line_energy))
+
+    def diagnostics(self) -> dict[str, float]:
+        """Contact energy of the committed configuration, dissipated energy, contacts.
+
+        The energy is NaN where rods interpenetrate with a singular law: a configuration no
+        step can reach (its forces are NaN, Newton fails) and :meth:`check_start` refuses
+        before the first step; it shows up here only for an initial state not yet checked.
+        """
+        found = self._find("committed", self._t)
+        line = found.mode == MODE_LINE
+        bad = found.gap <= 0
+        broken = (self._law.singular and np.any(bad & ~line)) or (
+            self._line_law.singular and np.any(bad & line)
+        )
+        out = {
+            "contact_energy": float("nan") if broken else self.energy(found),
+            "rod_contacts": float(len(found)),
+            "rod_min_gap": float(np.min(found.gap, initial=self._margin)),
+        }
+        if self._damping is not None or self._friction is not None:
+            out["dissipated_energy"] = self.dissipated_energy
+        return out

@@ -1,0 +1,271 @@
+"""How the set of rolling contacts changes from step to step: identities, impacts, sliding.
+
+Used by :class:`~fe_rodcontact.contact.rolling.model.RollingContact`, which holds the state; these
+functions decide, from the contacts found by the search, which contacts the step's active ones
+became (:func:`match_contacts`), which lost identities continue under a new one
+(:func:`adopted_identities`), which contacts closed during the step and where they were at tₙ
+(:func:`penetrating`, :func:`tracked_origins`; :func:`impact_problem` says why one cannot be an
+impact), and which contacts switch between rolling and sliding (:func:`sliding_switches`).
+Every input is the same on every rank, and so is every answer.
+"""
+
+from collections.abc import Sequence
+
+from mpi4py import MPI
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
+from fe_rodcontact.errors import raise_collectively
+
+__all__ = [
+    "adopted_identities",
+    "impact_problem",
+    "match_contacts",
+    "penetrating",
+    "reach",
+    "sliding_switches",
+    "tracked_origins",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def reach(radii: FloatArray, found: RawContacts) -> FloatArray:
+    """R_a + R_b (R_a for obstacles): the distance that gaps are measured against."""
+    return radii[found.rod_a] + np.where(
+        found.kind == KIND_OBSTACLE, 0.0, radii[np.maximum(found.rod_b, 0)]
+    )
+
+
+def impact_problem(
+    found: RawContacts, row: int, *, t: float, impacts: str, has_velocities: bool
+) -> str | None:
+    """Why the contact ``found[row]`` that closed now cannot be an inelastic impact.
+
+    Args:
+        found: The contacts found.
+        row: The contact that closed.
+        t: Start of the step.
+        impacts: The impact treatment (``"inelastic"`` or ``"error"``).
+        has_velocities: Whether the rods' velocities at tₙ are known (dynamics).
+    """
+    where = (
+        f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
+        f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap {found.gap[row]:.3g}) closed "
+        f"in the step from t = {t:.6g}"
+    )
+    if impacts == "error":
+        return (
+            f"{where}: an impact, and impacts='error'. Start the rods in contact, use "
+            "impacts='inelastic', or use potential contact for impacts."
+        )
+    if not has_velocities:
+        return (
+            f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
+            "passes (use_velocities). In statics, start the rods in contact."
+        )
+    return None
+
+
+def adopted_identities(
+    previous: ContactSet,
+    found: RawContacts,
+    ids: IntArray,
+    committed: set[int],
+    *,
+    radii: FloatArray,
+    touch_tolerance: float,
+) -> list[tuple[int, int]]:
+    """Active contacts whose identity the tracker lost, and the identities they go on under.
+
+    The tracker keeps a point contact's identity while its points move less than its match
+    distance (two elements) per step; a contact that rolled farther comes back with a new
+    identity. An active contact that is gone, and a new touching one between the same rods
+    (the nearest), are the same contact.
+
+    Args:
+        previous: The contacts at the last step's start.
+        found: The contacts found now.
+        ids: Their identities.
+        committed: The identities active in the last accepted step.
+        radii: Contact radius per rod.
+        touch_tolerance: |gap| (relative to R_a + R_b) within which contacts touch.
+
+    Returns:
+        (old identity, new identity) of each adopted contact.
+    """
+    lost = committed - {int(i) for i in ids}
+    if not lost:
+        return []
+    touching = found.gap <= touch_tolerance * reach(radii, found)
+    fresh = [j for j in np.flatnonzero(touching) if int(ids[j]) not in committed]
+    old = previous.contacts
+    adopted = []
+    for j in fresh:
+        same = [
+            r
+            for r in range(len(previous.ids))
+            if int(previous.ids[r]) in lost
+            and old.kind[r] == found.kind[j]
+            and old.rod_a[r] == found.rod_a[j]
+            and old.rod_b[r] == found.rod_b[j]
+            and (old.mode[r] == MODE_LINE) == (found.mode[j] == MODE_LINE)
+        ]
+        if not same:
+            continue
+        r = min(same, key=lambda r: abs(old.s_a[r] - found.s_a[j]))
+        was, now = int(previous.ids[r]), int(ids[j])
+        lost.discard(was)
+        adopted.append((was, now))
+    return adopted
+
+
+def penetrating(
+    found: RawContacts, matched: IntArray, *, radii: FloatArray, touch_tolerance: float
+) -> IntArray:
+    """The contacts of ``found`` that went through during the step without being active.
+
+    Args:
+        found: The contacts of the step's end configuration.
+        matched: The rows of ``found`` that the active contacts became.
+        radii: Contact radius per rod.
+        touch_tolerance: Penetration (relative to R_a + R_b) that counts.
+    """
+    through = found.gap < -touch_tolerance * reach(radii, found)
+    through[matched] = False
+    return np.flatnonzero(through)
+
+
+def tracked_origins(
+    found: RawContacts,
+    rows: IntArray,
+    tracked: RawContacts,
+    tracked_ids: IntArray,
+    active_ids: IntArray,
+    element_lengths: FloatArray,
+    *,
+    margin: float,
+    t: float,
+) -> tuple[IntArray, str | None]:
+    """Where the contacts ``found[rows]`` that closed during the step were at tₙ.
+
+    Args:
+        found: The contacts of the step's end configuration.
+        rows: Those that closed.
+        tracked: Every contact found at tₙ.
+        tracked_ids: Their identities.
+        active_ids: The identities of the step's active contacts (not candidates).
+        element_lengths: The largest element length of each rod (candidates lie within two).
+        margin: The search margin (for the message).
+        t: Start of the step (for the message).
+
+    Returns:
+        The rows of ``tracked`` (sorted, unique), and why one closed contact has none (it came
+        from farther than the search margin), or ``None``.
+    """
+    h = element_lengths
+    origins = []
+    for j in rows:
+        same = np.flatnonzero(
+            (tracked.kind == found.kind[j])
+            & (tracked.rod_a == found.rod_a[j])
+            & (tracked.rod_b == found.rod_b[j])
+            & ~np.isin(tracked_ids, active_ids)
+            & (np.abs(tracked.s_a - found.s_a[j]) <= 2 * h[found.rod_a[j]])
+            & (
+                (tracked.kind == KIND_OBSTACLE)
+                | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[max(int(found.rod_b[j]), 0)])
+            )
+        )
+        if not len(same):
+            problem = (
+                f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
+                f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
+                f"from t = {t:.6g} from farther apart than the search margin "
+                f"{margin:.3g}: reduce the time step or enlarge the margin."
+            )
+            return np.zeros(0, np.int64), problem
+        distance = np.abs(tracked.s_a[same] - found.s_a[j])
+        origins.append(int(same[np.argmin(distance)]))
+    return np.unique(np.array(origins, dtype=np.int64)), None
+
+
+def match_contacts(comm: MPI.Comm, old: RawContacts, found: RawContacts, t: float) -> IntArray:
+    """For each active contact, the contact of ``found`` it became (same rods, nearest).
+
+    Args:
+        comm: The rods' communicator.
+        old: The step's active contacts at tₙ.
+        found: The contacts of the step's end configuration.
+        t: Start of the step (for the message).
+
+    Raises:
+        ContactError: On every rank, when an active contact is not found again.
+    """
+    rows = []
+    for i in range(len(old)):
+        same = np.flatnonzero(
+            (found.kind == old.kind[i])
+            & (found.rod_a == old.rod_a[i])
+            & (found.rod_b == old.rod_b[i])
+            & ((found.mode == MODE_LINE) == (old.mode[i] == MODE_LINE))
+            & ((old.mode[i] != MODE_LINE) | (found.element_a == old.element_a[i]))
+        )
+        if not len(same):
+            raise_collectively(
+                comm,
+                f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
+                f"found again within the step from t = {t:.6g}: reduce the time step.",
+                ContactError,
+            )
+        distance = np.abs(found.s_a[same] - old.s_a[i]) + np.abs(found.s_b[same] - old.s_b[i])
+        rows.append(int(same[np.argmin(distance)]))
+    return np.array(rows, dtype=np.int64)
+
+
+def sliding_switches(
+    ids: IntArray,
+    geometries: Sequence[dict],
+    multipliers: FloatArray,
+    *,
+    sliding: set[int],
+    frozen: set[int],
+    friction_coefficient: float,
+    slip_epsilon: float,
+) -> set[int]:
+    """The contacts that switch: rolling ones outside the cone, sliding ones that nearly stick.
+
+    A rolling contact slides when its tangential force exceeds k times its pressure; a sliding
+    contact rolls again when its slip over the step falls below ε or its pressure vanishes.
+
+    Args:
+        ids: The identities of the active contacts.
+        geometries: :meth:`~fe_rodcontact.contact.rolling.geometry.GroupGeometry.contact` of
+            each, in the same order.
+        multipliers: Their multipliers, three per contact.
+        sliding: The identities that slide.
+        frozen: The identities that do not switch now (impacts, and those that switched in
+            this step already).
+        friction_coefficient: k of the friction cone.
+        slip_epsilon: ε = ε_v Δt.
+    """
+    switched = set()
+    for i, identity in enumerate(int(j) for j in ids):
+        geo = geometries[i]
+        if identity in frozen:
+            continue
+        mu, n = multipliers[3 * i : 3 * i + 3], geo["push"]
+        pressure = -float(mu @ n)
+        if identity in sliding:
+            slip = geo["constraint"] - n * float(n @ geo["constraint"])
+            if np.linalg.norm(slip) < slip_epsilon or pressure <= 0:
+                switched.add(identity)
+        else:
+            tangential = float(np.linalg.norm(mu + pressure * n))
+            if pressure > 0 and tangential > friction_coefficient * pressure:
+                switched.add(identity)
+    return switched

@@ -1,0 +1,156 @@
+"""The records of rolling contacts: one row per contact and accepted step, and their storage.
+
+Used by :class:`~fe_rodcontact.contact.rolling.model.RollingContact`. :func:`contact_record` is one
+contact's row (its point, normal, force, slip, gap, cone ratio and the energy that an impact or
+sliding took), :func:`step_summary` the step's diagnostics; :func:`records_to_arrays` and
+:func:`records_from_arrays` carry the rows through a checkpoint, and :func:`write_records`
+writes them as CSV.
+"""
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+from mpi4py import MPI
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "contact_record",
+    "records_from_arrays",
+    "records_to_arrays",
+    "step_summary",
+    "write_records",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Record = dict[str, float]
+"""One row: column name to value (``step`` and ``id`` are integers)."""
+
+
+def contact_record(
+    geometry: dict,
+    multiplier: FloatArray,
+    *,
+    step: int,
+    t: float,
+    identity: int,
+    s_a: float,
+    s_b: float,
+    gap: float,
+    tangency: float,
+    impact_geometry: dict | None,
+    sliding: bool,
+    dt: float,
+    friction_coefficient: float | None,
+) -> Record:
+    """The record of one contact in an accepted step.
+
+    Args:
+        geometry: :meth:`~fe_rodcontact.contact.rolling.geometry.GroupGeometry.contact` of the
+            contact at the step's end.
+        multiplier: Its multiplier μ (the force on rod a is −μ).
+        step: The step's number (from 1).
+        t: The step's end time.
+        identity: The contact's identity.
+        s_a: Its material point on rod a.
+        s_b: Its material point on rod b (or the obstacle's coordinate).
+        gap: The gap at the end configuration's closest points (NaN if not searched).
+        tangency: How far those points are from tangency (NaN if not searched).
+        impact_geometry: The geometry of its rolling rows when its impact is in this step (the
+            energy μ·BΔq the impact took), else ``None``.
+        sliding: Whether it slid (the work μ·BΔq of friction against the slip).
+        dt: The step.
+        friction_coefficient: k of the friction cone (``None``: no cone ratio).
+    """
+    mu = multiplier
+    loss, friction_loss = 0.0, 0.0
+    if impact_geometry is not None:  # μ·BΔq: the energy the impact took from the rods
+        loss = float(mu @ (impact_geometry["constraint"] - impact_geometry["shift"]))
+    if sliding:  # μ·BΔq: the work of friction against the slip
+        friction_loss = float(mu @ (geometry["constraint"] - geometry["shift"]))
+    push = geometry["push"]
+    pressure = -float(mu @ push)
+    tangential = float(np.linalg.norm(mu + pressure * push))
+    slip = float(np.linalg.norm(geometry["constraint"])) / dt
+    cone = (
+        tangential / (friction_coefficient * abs(pressure))
+        if friction_coefficient is not None and pressure != 0
+        else float("nan")
+    )
+    return {
+        "step": step,
+        "t": t,
+        "id": identity,
+        "s_a": s_a,
+        "s_b": s_b,
+        **{f"point_{c}": float(v) for c, v in zip("xyz", geometry["point"])},
+        **{f"normal_{c}": float(v) for c, v in zip("xyz", -push)},
+        **{f"force_{c}": float(-v) for c, v in zip("xyz", mu)},
+        "normal_force": pressure,
+        "tangential_force": tangential,
+        "slip": slip,
+        "gap": gap,
+        "tangency": tangency,
+        "cone_ratio": cone,
+        "impact_loss": loss,
+        "sliding": float(sliding),
+        "friction_loss": friction_loss,
+    }
+
+
+def step_summary(
+    rows: Sequence[Record],
+    gaps: FloatArray,
+    *,
+    impact_energy_loss: float,
+    friction_energy_loss: float,
+) -> dict[str, float]:
+    """The diagnostics of an accepted step.
+
+    Args:
+        rows: The step's records.
+        gaps: The step's end gaps.
+        impact_energy_loss: The energy that impacts took so far.
+        friction_energy_loss: The work of friction so far.
+    """
+    return {
+        "rolling_contacts": float(len(rows)),
+        "max_slip": max((r["slip"] for r in rows), default=0.0),
+        "max_gap": max((abs(g) for g in gaps), default=0.0),
+        "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
+        "impact_energy_loss": impact_energy_loss,
+        "friction_energy_loss": friction_energy_loss,
+    }
+
+
+def records_to_arrays(records: Sequence[Record]) -> dict[str, npt.NDArray[np.generic]]:
+    """``record_keys`` (the columns) and ``records`` (one row per record) for a checkpoint."""
+    keys = list(records[0]) if records else []
+    return {
+        "record_keys": np.array(keys, dtype=str),
+        "records": np.array([[row[k] for k in keys] for row in records], dtype=float).reshape(
+            len(records), len(keys)
+        ),
+    }
+
+
+def records_from_arrays(arrays: dict[str, npt.NDArray[np.generic]]) -> list[Record]:
+    """The records saved by :func:`records_to_arrays`."""
+    keys = [str(k) for k in arrays["record_keys"]]
+    integer = {"step", "id"}
+    return [
+        {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
+        for row in np.asarray(arrays["records"], dtype=float)
+    ]
+
+
+def write_records(comm: MPI.Comm, records: Sequence[Record], path: str | Path) -> None:
+    """Write ``records`` as CSV on rank 0 (collective: every rank calls it)."""
+    if comm.rank == 0 and records:
+        with open(path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(records[0]))
+            writer.writeheader()
+            writer.writerows(records)
+    comm.barrier()

@@ -1,0 +1,1 @@
+"""Files in and out: VTX and vtu output of the rods, contact points, plots."""

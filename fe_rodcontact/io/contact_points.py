@@ -1,0 +1,97 @@
+"""Contact points over time for ParaView: a ``.vtu`` point cloud per step and a ``.pvd`` index.
+
+Open ``contacts.pvd`` in ParaView beside the rods' VTX output (``rods.bp``): each frame holds
+one vertex per contact point with the point data ``id``, ``gap``, ``normal``, ``kind``
+(0 rod–rod, 1 self, 2 obstacle), ``mode`` (0 point, 1 line), ``weight``, ``s_a``, ``s_b``.
+The contact set is the same on every rank, so rank 0 writes everything.
+"""
+
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from mpi4py import MPI
+
+import meshio
+import numpy as np
+
+from fe_rodcontact.contact.geometry.tracking import ContactSet
+from fe_rodcontact.errors import raise_collectively
+
+__all__ = ["ContactPointWriter"]
+
+
+class ContactPointWriter:
+    """Writes a contact-point cloud per call and keeps the ``.pvd`` time index up to date.
+
+    Args:
+        folder: Output folder (created by rank 0).
+        comm: Communicator (rank 0 writes).
+        name: Base name of the files.
+    """
+
+    def __init__(self, folder: str | Path, comm: MPI.Comm = MPI.COMM_WORLD, name: str = "contacts"):
+        self._folder = Path(folder)
+        self._comm = comm
+        self._name = name
+        self._frames: dict[int, tuple[float, str]] = {}
+        message = None
+        if comm.rank == 0:
+            try:
+                self._folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                message = f"cannot create the contact output folder {self._folder}: {error}."
+        raise_collectively(comm, message)
+
+    @property
+    def index_file(self) -> Path:
+        """The ``.pvd`` file ParaView opens."""
+        return self._folder / f"{self._name}.pvd"
+
+    def write(self, contacts: ContactSet) -> None:
+        """Write the frame of ``contacts``'s step (collective: rank 0 writes, errors everywhere).
+
+        Files are named by step (``contacts_000012.vtu``); writing a step again replaces its
+        frame and removes later frames from the index.
+        """
+        message = None
+        if self._comm.rank == 0:
+            filename = f"{self._name}_{contacts.step:06d}.vtu"
+            c = contacts.contacts
+            n = len(contacts)
+            points = np.asarray(c.point, dtype=float).reshape(n, 3)
+            data = {
+                "id": contacts.ids.astype(np.int64),
+                "gap": c.gap.astype(float),
+                "normal": c.normal.astype(float).reshape(n, 3),
+                "kind": c.kind.astype(np.int32),
+                "mode": c.mode.astype(np.int32),
+                "weight": c.weight.astype(float),
+                "s_a": c.s_a.astype(float),
+                "s_b": c.s_b.astype(float),
+            }
+            cells = [("vertex", np.arange(n, dtype=np.int64).reshape(-1, 1))] if n else []
+            try:
+                mesh = meshio.Mesh(points, cells, point_data=data)
+                meshio.write(self._folder / filename, mesh, file_format="vtu")
+                # A step written again (t = 0 re-recorded, or a run continued from an earlier
+                # step) replaces that frame and drops the later ones.
+                self._frames = {k: v for k, v in self._frames.items() if k < contacts.step}
+                self._frames[contacts.step] = (contacts.time, filename)
+                self._write_index()
+            except (OSError, ValueError) as error:
+                message = f"cannot write contact points to {self._folder / filename}: {error}."
+        raise_collectively(self._comm, message)
+
+    def _write_index(self) -> None:
+        lines = [
+            '<?xml version="1.0"?>',
+            '<VTKFile type="Collection" version="0.1">',
+            "  <Collection>",
+            *(
+                f'    <DataSet timestep="{t:.17g}" part="0" file={quoteattr(f)}/>'
+                for t, f in self._frames.values()
+            ),
+            "  </Collection>",
+            "</VTKFile>",
+        ]
+        self.index_file.write_text("\n".join(lines) + "\n")

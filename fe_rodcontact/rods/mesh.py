@@ -1,0 +1,687 @@
+"""All rods of a problem as ONE DOLFINx mesh of interval cells in 3D, with a cell tag per rod.
+
+Rods come from :mod:`fe_rodcontact.rods.curves` (polylines and exact generators) or from files
+read with meshio (gmsh ``.msh``, ``.xdmf``, ``.vtu`` polylines). Rank 0 holds the input,
+checks it (cells that are not lines, zero-length cells, duplicate nodes, rods that are not a
+single chain) and the same error is raised on every rank. The mesh is then distributed by
+DOLFINx; the reference frames (directors) at the geometry nodes travel with their original
+input index.
+
+Tags:
+    * cell tag value ``i`` marks the cells of rod ``i`` (0-based, in input order);
+    * facet (vertex) tags ``2 i + 1`` and ``2 i + 2`` mark the start and end of open rod ``i``.
+"""
+
+import contextlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpi4py import MPI
+
+import basix.ufl
+import dolfinx
+import dolfinx.graph
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.rods.curves import Curve
+from fe_rodcontact.rods.rotations import parallel_transport_frames
+
+__all__ = ["RodChain", "RodMesh", "chain_from_curve", "create_rod_mesh", "read_rod_mesh"]
+
+Array = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class RodChain:
+    """One rod on rank 0: nodes along the chain, cells, unit tangents and frames at the nodes.
+
+    Attributes:
+        x: Node coordinates (m, 3). For P2 the order is vertex, midpoint, vertex, ...
+        cells: Cells (k, degree + 1) as indices into ``x``, in DOLFINx order (v0, v1[, mid]),
+            oriented along the chain.
+        frames: Reference frames [d1 | d2 | d3] at the nodes (m, 3, 3), d3 the tangent.
+        arclength: Arc-length coordinate of each node (m,).
+        closed: Whether the rod is a loop.
+        name: The rod's label.
+    """
+
+    x: Array
+    cells: npt.NDArray[np.int64]
+    frames: Array
+    arclength: Array
+    closed: bool
+    name: str
+
+
+def _chain_order(degree: int, n_cells: int, closed: bool) -> tuple[npt.NDArray[np.int64], int]:
+    """Cells of a chain whose nodes are numbered along it; returns (cells, node count)."""
+    step = degree
+    n_nodes = step * n_cells + (0 if closed else 1)
+    first = step * np.arange(n_cells)
+    second = (first + step) % n_nodes
+    if degree == 1:
+        return np.column_stack([first, second]).astype(np.int64), n_nodes
+    return np.column_stack([first, second, first + 1]).astype(np.int64), n_nodes
+
+
+def chain_from_curve(curve: Curve, degree: int, elements: int | None = None) -> RodChain:
+    """Sample ``curve`` at the nodes of ``elements`` P1 or P2 cells.
+
+    Polylines use their own vertices as element vertices (``elements`` must then be None);
+    generators need ``elements``.
+    """
+    if curve.vertices is not None:
+        if elements is not None:
+            raise InputError(
+                f"rod {curve.name!r}: a polyline's vertices are its element vertices; "
+                "do not pass `elements` for it (insert vertices to refine)."
+            )
+        vertices = curve.vertices
+        n_cells = len(vertices) if curve.closed else len(vertices) - 1
+        loop = np.vstack([vertices, vertices[:1]]) if curve.closed else vertices
+        chords = np.diff(loop, axis=0)
+        unit = chords / np.linalg.norm(chords, axis=1)[:, None]
+        vertex_tangent = np.empty((len(vertices), 3))
+        vertex_tangent[:n_cells] = unit[:n_cells]
+        if curve.closed:
+            vertex_tangent += np.roll(unit, 1, axis=0)
+        else:
+            vertex_tangent[-1] = unit[-1]
+            vertex_tangent[1:-1] += unit[:-1]
+        vertex_tangent /= np.linalg.norm(vertex_tangent, axis=1)[:, None]
+        if degree == 1:
+            x, tangents = vertices, vertex_tangent
+        else:
+            mids = 0.5 * (loop[:-1] + loop[1:])
+            x = np.empty((len(vertices) + n_cells, 3))
+            tangents = np.empty_like(x)
+            x[0::2][: len(vertices)], tangents[0::2][: len(vertices)] = vertices, vertex_tangent
+            x[1::2][:n_cells], tangents[1::2][:n_cells] = mids, unit
+    else:
+        if elements is None or elements < 1:
+            raise InputError(
+                f"rod {curve.name!r}: give a positive number of elements, got {elements}."
+            )
+        n_cells = elements
+        n_nodes = degree * n_cells + (0 if curve.closed else 1)
+        u = np.arange(n_nodes) / (degree * n_cells)
+        x, tangents = curve.points(u), curve.tangents(u)
+    cells, n_nodes = _chain_order(degree, n_cells, curve.closed)
+    assert n_nodes == len(x)
+    frames = parallel_transport_frames(tangents, curve.normal)
+    segment = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    arclength = np.concatenate([[0.0], np.cumsum(segment)])
+    return RodChain(x, cells, frames, arclength, curve.closed, curve.name)
+
+
+_NOT_ONE_CHAIN = "its cells form several pieces, not a single chain; give each piece its own tag."
+
+
+def _duplicate_nodes(x: Array, used: npt.NDArray[np.int64]) -> str | None:
+    """Describe two distinct node numbers at one point among ``used``, if there are any."""
+    scale = max(float(np.ptp(x[used], axis=0).max()), 1e-300)
+    rounded = np.round(x[used] / (1e-10 * scale)).astype(np.int64)
+    _, first, counts = np.unique(rounded, axis=0, return_index=True, return_counts=True)
+    if not np.any(counts > 1):
+        return None
+    dup = used[first[np.argmax(counts > 1)]]
+    return (
+        f"duplicate nodes at {x[dup].tolist()} (two node numbers, one point); merge them "
+        "(e.g. gmsh's Coherence) so each rod is one connected chain, or move the rods apart."
+    )
+
+
+def _validate_chain(x: Array, cells: npt.NDArray[np.int64], name: str) -> str | None:
+    """Why these cells are not one chain of positive-length cells without duplicate nodes."""
+    ends = cells[:, :2]
+    length = np.linalg.norm(x[ends[:, 1]] - x[ends[:, 0]], axis=1)
+    scale = max(float(np.ptp(x, axis=0).max()), 1e-300)
+    short = np.flatnonzero(length <= 1e-12 * scale)
+    if len(short):
+        return (
+            f"rod {name!r}: cell {short[0]} has zero length (its nodes {ends[short[0]].tolist()} "
+            "coincide); remove the degenerate cell or the duplicate node."
+        )
+    used = np.unique(cells)
+    duplicate = _duplicate_nodes(x, used)
+    if duplicate is not None:
+        return f"rod {name!r}: {duplicate}"
+    degree_of = np.bincount(ends.ravel(), minlength=len(x))[used]
+    n_vertices = len(np.unique(ends))
+    if np.any(degree_of > 2):
+        return f"rod {name!r}: a node is shared by more than two cells (a branch); split the rod."
+    if len(ends) not in (n_vertices - 1, n_vertices):
+        return f"rod {name!r}: {_NOT_ONE_CHAIN}"
+    # Connectedness: walk the chain.
+    neighbours: dict[int, list[int]] = {}
+    for c, (a, b) in enumerate(ends):
+        neighbours.setdefault(int(a), []).append(c)
+        neighbours.setdefault(int(b), []).append(c)
+    seen = {0}
+    stack = [0]
+    while stack:
+        c = stack.pop()
+        for v in ends[c]:
+            for nb in neighbours[int(v)]:
+                if nb not in seen:
+                    seen.add(nb)
+                    stack.append(nb)
+    if len(seen) != len(ends):
+        return f"rod {name!r}: {_NOT_ONE_CHAIN}"
+    return None
+
+
+def _order_chain(cells: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], bool]:
+    """Reorder and re-orient the cells of a valid chain from one end to the other."""
+    ends = cells[:, :2]
+    count = np.bincount(ends.ravel())
+    open_ends = np.flatnonzero(count == 1)
+    closed = len(open_ends) == 0
+    start = int(ends[0, 0]) if closed else int(open_ends.min())
+    by_vertex: dict[int, list[int]] = {}
+    for c, (a, b) in enumerate(ends):
+        by_vertex.setdefault(int(a), []).append(c)
+        by_vertex.setdefault(int(b), []).append(c)
+    ordered, used, v = [], np.zeros(len(cells), bool), start
+    for _ in range(len(cells)):
+        c = next(c for c in by_vertex[v] if not used[c])
+        used[c] = True
+        cell = cells[c].copy()
+        if cell[0] != v:
+            cell[0], cell[1] = cell[1], cell[0]
+        ordered.append(cell)
+        v = int(cell[1])
+    return np.array(ordered, dtype=np.int64), closed
+
+
+def _chain_from_cells(x: Array, cells: npt.NDArray[np.int64], name: str) -> RodChain:
+    """A :class:`RodChain` from a validated set of P1/P2 cells in any order and orientation.
+
+    Vertex tangents average the one-sided tangents of the two cells meeting there (the
+    derivative of each cell's P1/P2 interpolation); midpoint tangents are the cell's own.
+    """
+    ordered, closed = _order_chain(cells)
+    degree = cells.shape[1] - 1
+    xa, xb = x[ordered[:, 0]], x[ordered[:, 1]]
+    if degree == 1:
+        t_start = t_end = xb - xa
+    else:
+        xm = x[ordered[:, 2]]
+        t_start, t_mid, t_end = -3 * xa - xb + 4 * xm, xb - xa, xa + 3 * xb - 4 * xm
+
+    def unit(v: Array) -> Array:
+        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+    t_start, t_end = unit(t_start), unit(t_end)
+    vertex_t = t_start.copy()
+    vertex_t[1:] += t_end[:-1]
+    if closed:
+        vertex_t[0] += t_end[-1]
+    else:
+        vertex_t = np.vstack([vertex_t, t_end[-1:]])
+    vertex_t = unit(vertex_t)
+    vertex_ids = np.concatenate([ordered[:, 0], [] if closed else ordered[-1:, 1]]).astype(int)
+    if degree == 1:
+        node_ids, tangents = vertex_ids, vertex_t
+    else:
+        n_nodes = len(vertex_ids) + len(ordered)
+        node_ids = np.empty(n_nodes, dtype=int)
+        tangents = np.empty((n_nodes, 3))
+        node_ids[0::2], tangents[0::2] = vertex_ids, vertex_t
+        node_ids[1::2], tangents[1::2] = ordered[:, 2], unit(t_mid)
+    xs = x[node_ids]
+    cells_chain, n_nodes = _chain_order(degree, len(ordered), closed)
+    assert n_nodes == len(xs)
+    frames = parallel_transport_frames(tangents)
+    arclength = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(xs, axis=0), axis=1))])
+    return RodChain(xs, cells_chain, frames, arclength, closed, name)
+
+
+class RodMesh:
+    """One DOLFINx mesh holding all rods, with rod cell tags, end tags and reference frames.
+
+    Build it with :func:`create_rod_mesh` or :func:`read_rod_mesh`.
+    """
+
+    def __init__(
+        self,
+        mesh: dolfinx.mesh.Mesh,
+        cell_tags: dolfinx.mesh.MeshTags,
+        facet_tags: dolfinx.mesh.MeshTags,
+        node_frames: Array,
+        node_arclength: Array,
+        names: Sequence[str],
+        lengths: Sequence[float],
+        closed: Sequence[bool],
+        end_nodes: Sequence[tuple[int, int]],
+        node_ranges: Sequence[tuple[int, int]] = (),
+    ):
+        self._end_nodes = tuple(end_nodes)
+        self._node_ranges = tuple(node_ranges)
+        self._vertex_tags: dolfinx.mesh.MeshTags | None = None
+        self._mesh = mesh
+        self._cell_tags = cell_tags
+        self._facet_tags = facet_tags
+        self._node_frames = node_frames
+        self._node_arclength = node_arclength
+        self._names = tuple(names)
+        self._lengths = tuple(lengths)
+        self._closed = tuple(closed)
+
+    @property
+    def mesh(self) -> dolfinx.mesh.Mesh:
+        """The DOLFINx mesh (interval cells, geometric dimension 3)."""
+        return self._mesh
+
+    @property
+    def comm(self) -> MPI.Comm:
+        """The mesh communicator."""
+        return self._mesh.comm
+
+    @property
+    def degree(self) -> int:
+        """Polynomial degree of the geometry (1 or 2)."""
+        return int(self._mesh.geometry.cmaps[0].degree)
+
+    @property
+    def cell_tags(self) -> dolfinx.mesh.MeshTags:
+        """Cell tags: value ``i`` on the cells of rod ``i``."""
+        return self._cell_tags
+
+    @property
+    def facet_tags(self) -> dolfinx.mesh.MeshTags:
+        """Vertex tags of rod ends: ``2 i + 1`` (start) and ``2 i + 2`` (end) of rod ``i``."""
+        return self._facet_tags
+
+    @property
+    def node_frames(self) -> Array:
+        """Reference frames [d1 | d2 | d3] at the local geometry nodes, shape (n, 3, 3)."""
+        return self._node_frames
+
+    @property
+    def node_arclength(self) -> Array:
+        """Arc-length coordinate of each local geometry node along its rod."""
+        return self._node_arclength
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Rod names, in rod order."""
+        return self._names
+
+    @property
+    def lengths(self) -> tuple[float, ...]:
+        """Rod lengths (of the input geometry)."""
+        return self._lengths
+
+    @property
+    def closed(self) -> tuple[bool, ...]:
+        """Whether each rod is a closed loop."""
+        return self._closed
+
+    @property
+    def node_ranges(self) -> tuple[tuple[int, int], ...]:
+        """(first input node index, number of nodes) of each rod.
+
+        Input node indices run along each rod (P2: vertex, midpoint, vertex, ...), so node
+        ``first + k`` is the k-th node of the rod's chain, on every rank count.
+        """
+        return self._node_ranges
+
+    @property
+    def num_rods(self) -> int:
+        """Number of rods."""
+        return len(self._names)
+
+    def rod_index(self, rod: int | str) -> int:
+        """The index of a rod given by index or name; raises InputError for unknown rods."""
+        if isinstance(rod, str):
+            if rod not in self._names:
+                raise InputError(f"unknown rod {rod!r}; the rods are {list(self._names)}.")
+            return self._names.index(rod)
+        if not 0 <= rod < self.num_rods:
+            raise InputError(f"rod index {rod} out of range; there are {self.num_rods} rods.")
+        return rod
+
+    def end_tag(self, rod: int | str, end: str) -> int:
+        """The facet tag of the ``"start"`` or ``"end"`` of an open rod."""
+        i = self.rod_index(rod)
+        if self._closed[i]:
+            raise InputError(f"rod {self._names[i]!r} is a closed loop: it has no {end!r}.")
+        if end not in ("start", "end"):
+            raise InputError(f"rod end must be 'start' or 'end', got {end!r}.")
+        return 2 * i + (1 if end == "start" else 2)
+
+    def end_node(self, rod: int | str, end: str) -> int:
+        """Input (rank-independent) node index of the ``"start"`` or ``"end"`` of an open rod."""
+        self.end_tag(rod, end)  # validates
+        start, finish = self._end_nodes[self.rod_index(rod)]
+        return start if end == "start" else finish
+
+    def end_vertices(self, rod: int | str, end: str) -> npt.NDArray[np.int32]:
+        """Local vertex indices (0 or 1 of them on this rank) of a rod end."""
+        return self._facet_tags.find(self.end_tag(rod, end))
+
+    def cells(self, rod: int | str) -> npt.NDArray[np.int32]:
+        """Local cells (owned and ghost) of a rod."""
+        return self._cell_tags.find(self.rod_index(rod))
+
+    @property
+    def vertex_tags(self) -> dolfinx.mesh.MeshTags:
+        """Every local vertex tagged with its input node index + 1 (for point loads)."""
+        if self._vertex_tags is None:
+            mesh = self._mesh
+            index_map = mesh.topology.index_map(0)
+            vertices = np.arange(index_map.size_local + index_map.num_ghosts, dtype=np.int32)
+            nodes = dolfinx.mesh.entities_to_geometry(mesh, 0, vertices, False).ravel()
+            values = mesh.geometry.input_global_indices[nodes] + 1
+            self._vertex_tags = dolfinx.mesh.meshtags(mesh, 0, vertices, values.astype(np.int32))
+            self._vertex_tags.name = "nodes"
+        return self._vertex_tags
+
+    def node_at(self, rod: int | str, arclength: float) -> int:
+        """Input node index of the element end of ``rod`` at ``arclength`` (collective).
+
+        Point loads act at element ends (mesh vertices). Raises InputError on every rank
+        when ``arclength`` is outside the rod or no element end lies within 1e-8 of the
+        rod length from it.
+        """
+        i = self.rod_index(rod)
+        length, name = self._lengths[i], self._names[i]
+        s = float(arclength)
+        if not (np.isfinite(s) and 0.0 <= s <= length):
+            raise InputError(
+                f"arc length {arclength!r} is not on rod {name!r}; give a value in [0, {length:g}]."
+            )
+        mesh = self._mesh
+        cell_vertices = mesh.topology.connectivity(1, 0).array.reshape(-1, 2)
+        vertices = np.unique(cell_vertices[self.cells(i)]).astype(np.int32)
+        nodes = dolfinx.mesh.entities_to_geometry(mesh, 0, vertices, False).ravel()
+        distance = np.abs(self._node_arclength[nodes] - s)
+        if self._closed[i]:
+            distance = np.minimum(distance, length - distance)
+        nearest = (np.inf, -1)
+        if len(nodes):
+            k = int(np.argmin(distance))
+            nearest = (float(distance[k]), int(mesh.geometry.input_global_indices[nodes[k]]))
+        gap, node = self.comm.allreduce(nearest, op=MPI.MIN)
+        if gap > 1e-8 * length:
+            raise InputError(
+                f"no element end of rod {name!r} lies at arc length {s:g} (the nearest is "
+                f"{gap:.3g} away): point loads act at element ends. Put a node there, e.g. "
+                "choose the number of elements so that the point falls on an element end, or "
+                "split the rod's polyline at that point."
+            )
+        return int(node)
+
+
+def _partitioner(cell_ranks: npt.NDArray[np.int32]):  # type: ignore[no-untyped-def]
+    """A DOLFINx cell partitioner that sends input cell k (on rank 0) to ``cell_ranks[k]``."""
+
+    def partition(comm, nparts, cell_types, cells):  # type: ignore[no-untyped-def]
+        dest = cell_ranks if comm.rank == 0 else np.zeros(0, dtype=np.int32)
+        return dolfinx.graph.adjacencylist(np.ascontiguousarray(dest, dtype=np.int32))._cpp_object
+
+    return partition
+
+
+def _build(
+    comm: MPI.Comm, chains: Sequence[RodChain] | None, degree: int, cell_ranks: npt.ArrayLike | None
+) -> RodMesh:
+    """Distribute rank 0's chains as one DOLFINx mesh and attach tags and frames."""
+    if comm.rank == 0:
+        assert chains is not None
+        offsets = np.cumsum([0] + [len(c.x) for c in chains])
+        x = np.vstack([c.x for c in chains])
+        cells = np.vstack([c.cells + off for c, off in zip(chains, offsets[:-1])])
+        rod_of_cell = np.concatenate([np.full(len(c.cells), i) for i, c in enumerate(chains)])
+        frames = np.vstack([c.frames for c in chains]).reshape(-1, 9)
+        arclength = np.concatenate([c.arclength for c in chains])
+        ends = [
+            (-1, -1) if c.closed else (int(off), int(off + len(c.x) - 1))
+            for c, off in zip(chains, offsets[:-1])
+        ]
+        meta = (
+            [c.name or f"rod{i}" for i, c in enumerate(chains)],
+            [
+                float(c.arclength[-1] + (np.linalg.norm(c.x[0] - c.x[-1]) if c.closed else 0.0))
+                for c in chains
+            ],
+            [c.closed for c in chains],
+            ends,
+            [(int(off), len(c.x)) for c, off in zip(chains, offsets[:-1])],
+        )
+    else:
+        x, cells = np.zeros((0, 3)), np.zeros((0, degree + 1), dtype=np.int64)
+        rod_of_cell = frames = arclength = None  # type: ignore[assignment]
+        meta = None
+    names, lengths, closed, ends, node_ranges = comm.bcast(meta, root=0)
+    message = None
+    if cell_ranks is not None and comm.rank == 0:
+        cell_ranks = np.asarray(cell_ranks, dtype=np.int32)
+        if (
+            cell_ranks.shape != (len(cells),)
+            or cell_ranks.min() < 0
+            or cell_ranks.max() >= comm.size
+        ):
+            message = (
+                f"cell_ranks must give a rank in [0, {comm.size}) for each of the "
+                f"{len(cells)} cells."
+            )
+    raise_collectively(comm, message)
+    partitioner = None if cell_ranks is None else _partitioner(np.asarray(cell_ranks, np.int32))
+    if partitioner is None and comm.size > 1:
+        partitioner = dolfinx.mesh.create_cell_partitioner(dolfinx.mesh.GhostMode.none, 2)
+    element = basix.ufl.element("Lagrange", "interval", degree, shape=(3,))
+    mesh = dolfinx.mesh.create_mesh(comm, cells, element, x, partitioner=partitioner)
+
+    rod_of_cell = comm.bcast(rod_of_cell, root=0)
+    frames = comm.bcast(frames, root=0)
+    arclength = comm.bcast(arclength, root=0)
+    tdim = 1
+    n_cells = mesh.topology.index_map(tdim).size_local + mesh.topology.index_map(tdim).num_ghosts
+    local_cells = np.arange(n_cells, dtype=np.int32)
+    cell_tags = dolfinx.mesh.meshtags(
+        mesh, tdim, local_cells, rod_of_cell[mesh.topology.original_cell_index].astype(np.int32)
+    )
+    cell_tags.name = "rods"
+    input_index = mesh.geometry.input_global_indices
+    node_frames = frames[input_index].reshape(-1, 3, 3)
+    node_arclength = arclength[input_index]
+
+    mesh.topology.create_connectivity(0, tdim)
+    n_vertices = mesh.topology.index_map(0).size_local + mesh.topology.index_map(0).num_ghosts
+    vertices = np.arange(n_vertices, dtype=np.int32)
+    vertex_nodes = dolfinx.mesh.entities_to_geometry(mesh, 0, vertices, False).ravel()
+    vertex_input = input_index[vertex_nodes]
+    tagged, values = [], []
+    for i, (start, end) in enumerate(ends):
+        for node, value in ((start, 2 * i + 1), (end, 2 * i + 2)):
+            hit = np.flatnonzero(vertex_input == node) if node >= 0 else np.zeros(0, np.intp)
+            tagged += list(vertices[hit])
+            values += [value] * len(hit)
+    order = np.argsort(tagged)
+    facet_tags = dolfinx.mesh.meshtags(
+        mesh, 0, np.asarray(tagged, np.int32)[order], np.asarray(values, np.int32)[order]
+    )
+    facet_tags.name = "rod_ends"
+    return RodMesh(
+        mesh,
+        cell_tags,
+        facet_tags,
+        node_frames,
+        node_arclength,
+        names,
+        lengths,
+        closed,
+        ends,
+        node_ranges,
+    )
+
+
+def create_rod_mesh(
+    comm: MPI.Comm,
+    rods: Sequence[Curve],
+    *,
+    elements: int | Sequence[int | None] | None = None,
+    degree: int = 1,
+    cell_ranks: npt.ArrayLike | None = None,
+) -> RodMesh:
+    """Mesh rods given as curves (generators or polylines) into one DOLFINx mesh.
+
+    Args:
+        comm: Communicator. The curves are only used on rank 0.
+        rods: One curve per rod.
+        elements: Elements per rod (one number for all, or one per rod; None for polylines).
+        degree: Geometry and field degree, 1 or 2.
+        cell_ranks: Optional rank for each cell (concatenated in rod order), for tests
+            that cut a rod across ranks at a chosen element; default: DOLFINx's partitioner.
+
+    Returns:
+        The rod mesh.
+    """
+    message = None
+    chains = None
+    if degree not in (1, 2):
+        message = f"degree must be 1 or 2, got {degree}."
+    elif comm.rank == 0:
+        per_rod = elements if isinstance(elements, Sequence) else [elements] * len(rods)
+        if len(rods) == 0:
+            message = "no rods given; pass at least one curve."
+        elif len(per_rod) != len(rods):
+            message = f"elements has {len(per_rod)} entries for {len(rods)} rods."
+        else:
+            try:
+                chains = [chain_from_curve(c, degree, n) for c, n in zip(rods, per_rod)]
+                message = next(
+                    (m for ch in chains if (m := _validate_chain(ch.x, ch.cells, ch.name))), None
+                )
+            except InputError as error:
+                message = str(error)
+    raise_collectively(comm, message)
+    return _build(comm, chains, degree, cell_ranks)
+
+
+_LINE_TYPES = {"line": 1, "line3": 2}
+
+
+def _read_chains(path: Path, rod_tag: str | None) -> tuple[list[RodChain], int]:
+    """Read a meshio file on one rank and split it into one chain per tag (or component)."""
+    import meshio
+
+    suffixes = {".msh", ".xdmf", ".xmf", ".vtu", ".vtk"}
+    if path.suffix.lower() not in suffixes:
+        raise InputError(
+            f"{path}: unknown rod mesh format {path.suffix!r}; use one of {sorted(suffixes)}."
+        )
+    if not path.exists():
+        raise InputError(f"{path}: no such file.")
+    said = io.StringIO()  # meshio prints some errors itself before it calls sys.exit()
+    try:
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            data = meshio.read(path)
+    except (Exception, SystemExit) as error:  # meshio raises many types; name the file either way
+        lines = [*said.getvalue().splitlines(), str(error)]
+        detail = next((t.removeprefix("Error: ").strip() for t in lines if len(t) > 3), "")
+        detail = detail or type(error).__name__
+        raise InputError(
+            f"{path}: meshio could not read it ({detail}); check that the file is complete "
+            "and in the format its suffix says."
+        ) from None
+    blocks = [b for b in data.cells if b.dim == 1 or b.type in _LINE_TYPES]
+    other = sorted({b.type for b in data.cells if b.type not in _LINE_TYPES and b.type != "vertex"})
+    if other:
+        raise InputError(
+            f"{path}: cells of type {other} are not lines; a rod mesh holds only 'line' or "
+            "'line3' cells (remove surface/volume cells or export only the curves)."
+        )
+    if not blocks:
+        raise InputError(f"{path}: no line cells found.")
+    degrees = {_LINE_TYPES[b.type] for b in blocks}
+    if len(degrees) > 1:
+        raise InputError(f"{path}: mixes line and line3 cells; use one element degree.")
+    degree = degrees.pop()
+    cells = np.vstack([b.data for b in blocks]).astype(np.int64)
+    # Tags: gmsh physical groups, or a named cell-data field, else connected components.
+    tag_names = [rod_tag] if rod_tag else ["gmsh:physical", "rod", "rods", "tags", "cell_tags"]
+    tags = None
+    for key in tag_names:
+        if key in data.cell_data:
+            tags = np.concatenate(
+                [
+                    np.asarray(arr).ravel()
+                    for arr, b in zip(data.cell_data[key], data.cells)
+                    if b.type in _LINE_TYPES
+                ]
+            )
+            break
+    if rod_tag and tags is None:
+        raise InputError(f"{path}: no cell data {rod_tag!r}; found {sorted(data.cell_data)}.")
+    x = np.zeros((len(data.points), 3))
+    x[:, : data.points.shape[1]] = data.points
+    length = np.linalg.norm(x[cells[:, 1]] - x[cells[:, 0]], axis=1)
+    short = np.flatnonzero(length <= 1e-12 * max(float(np.ptp(x, axis=0).max()), 1e-300))
+    if len(short):
+        raise InputError(
+            f"{path}: cell {short[0]} has zero length (its end nodes "
+            f"{cells[short[0], :2].tolist()} coincide); remove it or merge its nodes."
+        )
+    duplicate = _duplicate_nodes(x, np.unique(cells))
+    if duplicate is not None:
+        raise InputError(f"{path}: {duplicate}")
+    if tags is None:
+        tags = _components(cells)
+    chains = []
+    for value in np.unique(tags):
+        rod_cells = cells[tags == value]
+        name = f"rod{value}"
+        message = _validate_chain(x, rod_cells, name)
+        if message:
+            raise InputError(f"{path}: {message}")
+        chains.append(_chain_from_cells(x, rod_cells, name))
+    return chains, degree
+
+
+def _components(cells: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Label connected components of line cells (through shared end nodes)."""
+    parent = np.arange(cells.max() + 1)
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in cells[:, :2]:
+        ra, rb = find(int(a)), find(int(b))
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    roots = np.array([find(int(a)) for a in cells[:, 0]])
+    return np.unique(roots, return_inverse=True)[1]
+
+
+def read_rod_mesh(
+    comm: MPI.Comm,
+    filename: str | Path,
+    *,
+    rod_tag: str | None = None,
+    cell_ranks: npt.ArrayLike | None = None,
+) -> RodMesh:
+    """Read rods from a gmsh ``.msh``, ``.xdmf`` or ``.vtu``/``.vtk`` file of line cells.
+
+    Rods are the cells sharing a tag (gmsh physical group, or the cell-data field ``rod_tag``),
+    or else the connected components. Cells may come in any order and orientation; each rod
+    is ordered from its lowest-numbered free end.
+    """
+    chains, degree, message = None, None, None
+    if comm.rank == 0:
+        try:
+            chains, degree = _read_chains(Path(filename), rod_tag)
+        except InputError as error:
+            message = str(error)
+    raise_collectively(comm, message)
+    degree = comm.bcast(degree, root=0)
+    return _build(comm, chains, degree, cell_ranks)

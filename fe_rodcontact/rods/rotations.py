@@ -1,0 +1,111 @@
+"""Rotations as numpy arrays: exponential and logarithm maps, frames along curves.
+
+Used on nodal and quadrature-point data (vectorised over a leading axis); the UFL
+counterparts for forms live in :mod:`fe_rodcontact.rods.kinematics`.
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["axial", "exp_map", "log_map", "parallel_transport_frames", "skew"]
+
+Array = npt.NDArray[np.float64]
+
+
+def skew(v: npt.ArrayLike) -> Array:
+    """Skew-symmetric matrices ``[v]×`` of vectors of shape (..., 3)."""
+    v = np.asarray(v, dtype=float)
+    out = np.zeros((*v.shape[:-1], 3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
+def axial(a: npt.ArrayLike) -> Array:
+    """Axial vectors of the skew parts of matrices of shape (..., 3, 3)."""
+    a = np.asarray(a, dtype=float)
+    return 0.5 * np.stack(
+        [a[..., 2, 1] - a[..., 1, 2], a[..., 0, 2] - a[..., 2, 0], a[..., 1, 0] - a[..., 0, 1]],
+        axis=-1,
+    )
+
+
+def exp_map(theta: npt.ArrayLike) -> Array:
+    """Rodrigues' formula: rotation matrices of rotation vectors of shape (..., 3)."""
+    theta = np.asarray(theta, dtype=float)
+    angle2 = np.sum(theta * theta, axis=-1)[..., None, None]
+    angle = np.sqrt(angle2)
+    small = angle2 < 1e-8
+    safe = np.where(small, 1.0, angle)
+    sin_term = np.where(small, 1.0 - angle2 / 6.0, np.sin(safe) / safe)
+    cos_term = np.where(small, 0.5 - angle2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
+    k = skew(theta)
+    return np.eye(3) + sin_term * k + cos_term * (k @ k)
+
+
+def log_map(rotation: npt.ArrayLike) -> Array:
+    """Rotation vectors (angle in [0, π]) of rotation matrices of shape (..., 3, 3).
+
+    Near π the axis is taken from the symmetric part, which stays well conditioned there.
+    """
+    r = np.asarray(rotation, dtype=float)
+    cos_angle = np.clip(0.5 * (np.trace(r, axis1=-2, axis2=-1) - 1.0), -1.0, 1.0)
+    angle = np.arccos(cos_angle)
+    ax = axial(r)
+    sin_angle = np.sin(angle)
+    out = np.empty(r.shape[:-1])
+    regular = sin_angle > 1e-6
+    out[regular] = (angle[regular] / sin_angle[regular])[:, None] * ax[regular]
+    small = (~regular) & (cos_angle > 0)
+    out[small] = ax[small] * (1.0 + angle[small] ** 2 / 6.0)[:, None]
+    near_pi = (~regular) & (cos_angle <= 0)
+    if np.any(near_pi):
+        # R = -I + 2 n nᵀ at π: n from the largest diagonal entry of (R + I)/2.
+        b = 0.5 * (r[near_pi] + np.eye(3))
+        idx = np.argmax(np.diagonal(b, axis1=-2, axis2=-1), axis=-1)
+        n = b[np.arange(len(idx)), :, idx] / np.sqrt(b[np.arange(len(idx)), idx, idx])[:, None]
+        # Fix the sign with the (small) skew part so that log(exp(θ)) = θ just below π.
+        sign = np.where(np.sum(n * ax[near_pi], axis=-1) < 0, -1.0, 1.0)
+        out[near_pi] = (sign * angle[near_pi])[:, None] * n
+    return out
+
+
+def _perpendicular(t: Array, hint: Array | None) -> Array:
+    """A unit normal to unit ``t``: the hint projected, else the least-aligned axis."""
+    if hint is not None:
+        d = np.asarray(hint, dtype=float) - np.dot(hint, t) * t
+        if np.linalg.norm(d) > 1e-8:
+            return d / np.linalg.norm(d)
+    axis = np.eye(3)[np.argmin(np.abs(t))]
+    d = axis - np.dot(axis, t) * t
+    return d / np.linalg.norm(d)
+
+
+def parallel_transport_frames(tangents: npt.ArrayLike, first_normal: Array | None = None) -> Array:
+    """Twist-free orthonormal frames ``[d1 | d2 | d3]`` along a sequence of unit tangents.
+
+    d3 is the tangent; d1 at the first point is ``first_normal`` projected (or any normal),
+    then carried along by the minimal rotation between consecutive tangents (Bishop frame).
+
+    Args:
+        tangents: Unit tangents, shape (n, 3).
+        first_normal: Hint for d1 at the first point.
+
+    Returns:
+        Rotation matrices of shape (n, 3, 3) whose columns are d1, d2, d3.
+    """
+    t = np.asarray(tangents, dtype=float)
+    frames = np.empty((len(t), 3, 3))
+    d1 = _perpendicular(t[0], first_normal)
+    for i, ti in enumerate(t):
+        if i > 0:
+            axis = np.cross(t[i - 1], ti)
+            sin_a = np.linalg.norm(axis)
+            cos_a = float(np.dot(t[i - 1], ti))
+            if sin_a > 1e-14:
+                d1 = exp_map(axis / sin_a * np.arctan2(sin_a, cos_a)) @ d1
+            d1 = d1 - np.dot(d1, ti) * ti
+            d1 /= np.linalg.norm(d1)
+        frames[i] = np.column_stack([d1, np.cross(ti, d1), ti])
+    return frames

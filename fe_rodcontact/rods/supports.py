@@ -1,0 +1,94 @@
+"""Dirichlet conditions of :class:`~fe_rodcontact.rods.loads.Support` as DOLFINx DirichletBCs.
+
+A support fixes displacement components to λ ū (or u(t)) and the rotation at a rod end to a
+target Λ* = exp(ψ) Λ₀; since the unknown is the rotation increment θ since the last commit,
+the prescribed θ is log(Λ* Λₙᵀ), recomputed before every step from the end node's rotation.
+"""
+
+from collections.abc import Sequence
+
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.rods.loads import Support
+from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.rotations import exp_map, log_map
+
+__all__ = ["SupportConditions"]
+
+
+class SupportConditions:
+    """The DirichletBCs of a list of supports, with values updated per step.
+
+    Args:
+        rod: The rod model.
+        supports: The supports.
+    """
+
+    def __init__(self, rod: CosseratRod, supports: Sequence[Support]):
+        self._rod = rod
+        self._supports = tuple(supports)
+        V = rod.function_space
+        mesh = rod.mesh
+        self._bcs: list[dolfinx.fem.DirichletBC] = []
+        self._values: list[
+            tuple[Support, list[dolfinx.fem.Constant], list[dolfinx.fem.Constant]]
+        ] = []
+        self._initial_rotation: list[npt.NDArray[np.float64]] = []
+        self._node_dof: list[npt.NDArray[np.int32]] = []
+        for support in self._supports:
+            vertices = rod.rods.end_vertices(support.rod, support.end)
+            u_values, theta_values = [], []
+            for component in support.displacement_components:
+                dofs = dolfinx.fem.locate_dofs_topological(V.sub(component), 0, vertices)
+                value = dolfinx.fem.Constant(mesh, 0.0)
+                self._bcs.append(dolfinx.fem.dirichletbc(value, dofs, V.sub(component)))
+                u_values.append(value)
+            for component in support.rotation_components:
+                dofs = dolfinx.fem.locate_dofs_topological(V.sub(3 + component), 0, vertices)
+                value = dolfinx.fem.Constant(mesh, 0.0)
+                self._bcs.append(dolfinx.fem.dirichletbc(value, dofs, V.sub(3 + component)))
+                theta_values.append(value)
+            self._values.append((support, u_values, theta_values))
+            node = dolfinx.fem.locate_dofs_topological(rod.rotation.function_space, 0, vertices)
+            self._node_dof.append(node)
+            self._initial_rotation.append(self._end_rotation(node))
+
+    @property
+    def bcs(self) -> list[dolfinx.fem.DirichletBC]:
+        """The DOLFINx Dirichlet conditions (for the problem's ``bcs``)."""
+        return self._bcs
+
+    def _end_rotation(self, node: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+        """The current nodal rotation at a rod end, on every rank."""
+        local = self._rod.rotation.x.array.reshape(-1, 3, 3)[node[:1]]
+        found = self._rod.mesh.comm.allgather(local)
+        return next(f[0] for f in found if len(f))
+
+    def update(self, load_factor: float, time: float | None = None) -> None:
+        """Set the prescribed values for the coming step.
+
+        Args:
+            load_factor: λ for statics (prescribed values grow as λ ū and exp(λψ)).
+            time: For dynamics: the time at which histories are evaluated (then λ is ignored
+                for supports that give a history).
+        """
+        for (support, u_values, theta_values), node, rotation0 in zip(
+            self._values, self._node_dof, self._initial_rotation
+        ):
+            if time is not None and support.displacement_history is not None:
+                displacement = np.asarray(support.displacement_history(time), dtype=float)
+            else:
+                displacement = load_factor * np.asarray(support.displacement)
+            for value, component in zip(u_values, support.displacement_components):
+                value.value = displacement[component]
+            if theta_values:
+                if time is not None and support.rotation_history is not None:
+                    psi = np.asarray(support.rotation_history(time), dtype=float)
+                else:
+                    psi = load_factor * np.asarray(support.rotation)
+                target = exp_map(psi) @ rotation0
+                increment = log_map(target @ self._end_rotation(node).T)
+                for value, component in zip(theta_values, support.rotation_components):
+                    value.value = increment[component]

@@ -1,0 +1,1 @@
+"""The step flow: schemes, the stepper, the problem classes, recording and checkpoints."""
