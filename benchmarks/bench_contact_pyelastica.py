@@ -84,7 +84,13 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fe_rodcontact.contact import LinearPenaltyLaw, ObstaclePotential, Plane, RodRodPotential
+from fe_rodcontact.contact import (
+    ContactScene,
+    LinearPenaltyLaw,
+    ObstaclePotential,
+    Plane,
+    RodRodPotential,
+)
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Gravity
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -184,12 +190,13 @@ def run_ours(scene: str, elements: int, dt: float, t_end: float, settle: bool = 
     prefix = f"bench_{scene}_{elements}_"
     if scene == "plane":
         plane = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-        contact = ObstaclePotential(rod, plane, LinearPenaltyLaw(penalty=PLANE_PENALTY))
+        scene = ContactScene(rod)
+        scene.add(plane, ObstaclePotential(LinearPenaltyLaw(penalty=PLANE_PENALTY)))
         problem = DynamicProblem(
             rod,
             loads=[Gravity((0.0, 0.0, -GRAVITY))],
             petsc_options_prefix=prefix,
-            contributions=[contact],
+            contact=scene,
         )
 
         def velocity(x: np.ndarray) -> np.ndarray:
@@ -197,8 +204,9 @@ def run_ours(scene: str, elements: int, dt: float, t_end: float, settle: bool = 
 
     else:
         law = LinearPenaltyLaw(penalty=CROSS_PENALTY)
-        potential = RodRodPotential(rod, law, margin=0.5 * RADIUS, settle=settle)
-        problem = DynamicProblem(rod, petsc_options_prefix=prefix, contributions=[potential])
+        scene = ContactScene(rod, margin=0.5 * RADIUS)
+        scene.add("rods", RodRodPotential(law, settle=settle))
+        problem = DynamicProblem(rod, petsc_options_prefix=prefix, contact=scene)
 
         def velocity(x: np.ndarray) -> np.ndarray:
             top = (x[2] > RADIUS).astype(float)

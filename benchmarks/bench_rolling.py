@@ -27,16 +27,16 @@ At t = 0 every short rod moves along x at v = 0.1 m/s and spins about its axis a
 v_y = 0.05 sin(6π(x + 5)/10) m/s, which the short rods' spins do not match: the contact
 forces are not zero, the contact points move along both rods, and the rods deform.
 
-Three models of the same rods, each a :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` with
-the
-same initial velocities:
+Three models of the same rods, each a :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem`
+with the same initial velocities:
 
-- **plain**: no contributions, the step's default solver (PETSc's LU with reverse
+- **plain**: no contact, the step's default solver (PETSc's LU with reverse
   Cuthill–McKee ordering in serial, MUMPS on several ranks): the reference of the target;
-- **mumps**: no contributions, MUMPS LU (``pc_factor_mat_solver_type = "mumps"``): separates
+- **mumps**: no contact, MUMPS LU (``pc_factor_mat_solver_type = "mumps"``): separates
   the cost of the LU package from that of the constrained solve;
-- **rolling**: ``contributions=[RollingContact(rod)]``: :class:`~fe_rodcontact.solvers.constrained.
-  ConstrainedNewton`: serially PETSc's LU in the constrained solve's own order of elimination
+- **rolling**: a :class:`~fe_rodcontact.contact.ContactScene` with ``RollingContact()`` on every
+  pair of rods, solved by :class:`~fe_rodcontact.solvers.constrained.ConstrainedNewton`:
+  serially PETSc's LU in the constrained solve's own order of elimination
   (MUMPS only where that LU fails; the number of such fallbacks is printed), MUMPS on several
   ranks. With ``--contacts 0`` no rod touches, and the constrained
   solve runs with no multipliers: the cost of its machinery without contact rows.
@@ -75,9 +75,10 @@ The breakdown (mean per iteration over all timed steps, ms) splits the solves in
 - ``LU+SNES``: the solve minus its callbacks: the factorisations and triangular solves,
   norms, vector copies and packing;
 
-and, per step (ms/step): ``search`` (``RollingContact.prepare``: the contact search at tₙ),
-``move`` (``RollingContact.move_points``: the search of the end configuration and the
-equal-excess points, once per solve), ``commit`` (``RollingContact.commit``: the records).
+and, per step (ms/step): ``search`` (``ContactSearch.find``: every search of the scene, one
+per configuration), ``move`` (``RollingContact.move_points``: the search of the end
+configuration, also counted in ``search``, and the equal-excess points, once per solve),
+``commit`` (``RollingContact.commit``: the records).
 On the wall clock only, PETSc's event log gives the LU parts: ``factor`` (``MatLUFactorSym``
 + ``MatLUFactorNum``) and ``tri`` (``MatSolve``) per iteration.
 
@@ -129,8 +130,8 @@ from petsc4py import PETSc
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact import ContactScene, ContactSearch, RollingContact
 from fe_rodcontact.contact.geometry.tracking import ContactError
-from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import ConvergenceError
 from fe_rodcontact.rods.curves import Curve, straight
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -180,7 +181,7 @@ TIMERS: tuple[tuple[str, type, str], ...] = (
     ("J", ConstrainedNewton, "jacobian"),
     ("pattern", ConstrainedNewton, "_set_pattern"),
     ("rows", RollingContact, "linearise"),
-    ("search", RollingContact, "prepare"),
+    ("search", ContactSearch, "find"),
     ("move", RollingContact, "move_points"),
     ("commit", RollingContact, "commit"),
 )
@@ -257,12 +258,15 @@ def build(
     curves, per_rod = scene(elements, contacts, stagger)
     rods = create_rod_mesh(MPI.COMM_WORLD, curves, elements=per_rod)
     rod = CosseratRod(rods, SECTION)
-    contributions = [RollingContact(rod)] if model == "rolling" else []
+    contact = None
+    if model == "rolling":
+        contact = ContactScene(rod)
+        contact.add("rods", RollingContact())
     options: dict[str, object] | None = (
         {"pc_factor_mat_solver_type": "mumps"} if model == "mumps" else None
     )
     problem = DynamicProblem(
-        rod, petsc_options_prefix=prefix, contributions=contributions, petsc_options=options
+        rod, petsc_options_prefix=prefix, contact=contact, petsc_options=options
     )
     problem.set_initial_velocity(velocity, spin)
     return problem

@@ -19,7 +19,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
-from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
@@ -48,8 +48,10 @@ def main() -> None:
         elements=args.elements,
     )
     rod = CosseratRod(rods, SECTION)
-    rolling = RollingContact(rod)
-    problem = DynamicProblem(rod, petsc_options_prefix="long_", contributions=[rolling])
+    rolling = RollingContact()
+    scene = ContactScene(rod)
+    scene.add("rods", rolling)
+    problem = DynamicProblem(rod, petsc_options_prefix="long_", contact=scene)
     scale = args.speed / 0.6
 
     def velocity(x: np.ndarray) -> np.ndarray:

@@ -66,14 +66,14 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.rolling.model import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import DistributedForce
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 __all__ = [
     "REGIMES",
@@ -320,7 +320,9 @@ def fe_contact_force(
     ]
     rods = create_rod_mesh(comm, curves, elements=elements)
     rod = CosseratRod(rods, SECTION)
-    rolling = RollingContact(rod, friction_coefficient=1.0)
+    rolling = RollingContact(friction_coefficient=1.0)
+    scene = ContactScene(rod)
+    scene.add("rods", rolling)
     # Unit loads scaled by constant histories: the forms, and their JIT, are the same for all
     # crossings (a load vector of literals would compile a new form for each one).
     loads = [
@@ -333,7 +335,7 @@ def fe_contact_force(
         [],
         loads,
         petsc_options_prefix="fraction_",
-        contributions=[rolling],
+        contact=scene,
         petsc_options=PETSC_OPTIONS,
     )
 

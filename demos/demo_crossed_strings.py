@@ -38,7 +38,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
-from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Support
@@ -109,12 +109,14 @@ for name, axis in (("a", 0), ("b", 1)):
         shift = [0.0, 0.0, 0.0]
         shift[axis] = sign * stretch * L / 2
         supports.append(Support(name, end, rotation_components=(), displacement=tuple(shift)))
-rolling = RollingContact(rod, touch_tolerance=1e-6, friction_coefficient=1.0)
+rolling = RollingContact(touch_tolerance=1e-6, friction_coefficient=1.0)
+scene = ContactScene(rod)  # radii from the section
+scene.add(("a", "b"), rolling)
 problem = DynamicProblem(
     rod,
     supports,
     petsc_options_prefix="crossed_",
-    contributions=[] if args.no_contact else [rolling],
+    contact=None if args.no_contact else scene,
 )
 
 
@@ -199,7 +201,8 @@ if args.nodal_series and comm.rank == 0:
         reference=reference,
         **{key: np.asarray(value) for key, value in nodal.items()},
     )
-rolling.write_records(args.out_dir / "contacts.csv")
+if not args.no_contact:
+    rolling.write_records(args.out_dir / "contacts.csv")
 series = problem.series.arrays()
 energy = series["kinetic_energy"] + series["elastic_energy"]
 energy_error = np.abs(energy - energy[0]) / energy[0]

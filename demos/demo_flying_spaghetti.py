@@ -10,7 +10,8 @@
 # (test/examples/flyingSpaghetti3D.jl: M₂ = 200, M₃ = 100, F₁ = 20 at the peak, global axes,
 # inertia diag(2ρI, ρI, ρI) = (20, 10, 10); the first source uses ρJ = diag(10, 10, 10)).
 #
-# The energy–momentum scheme of `fe_rodcontact.stepping.integrators` gives, to the Newton tolerance:
+# The energy–momentum scheme (`fe_rodcontact.stepping.energy_momentum`) gives, to the Newton
+# tolerance:
 #
 # - linear momentum p(t) = ∫₀ᵗ F dt (the impulse of the load), at every step;
 # - after t = 5, constant energy K + V and constant angular momentum about the origin.
@@ -33,7 +34,7 @@ from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--elements", type=int, default=10, help="elements along the rod")

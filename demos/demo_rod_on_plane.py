@@ -40,6 +40,7 @@ import numpy as np
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.contact import (
     AdhesiveLaw,
+    ContactScene,
     CoulombFrictionLaw,
     DampingLaw,
     ObstaclePotential,
@@ -52,7 +53,7 @@ from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 parser = argparse.ArgumentParser(description="A rod and a ring on a slope; pull-off.")
 parser.add_argument("--scene", choices=("rod", "ring", "pull-off"), default="rod")
@@ -145,24 +146,24 @@ rods = create_rod_mesh(comm, curves, elements=elements, degree=degree)
 rod = CosseratRod(rods, section)
 plane = Plane(point=(0, 0, 0), normal=(-np.sin(theta), 0, np.cos(theta)), name="slope")
 if args.scene == "pull-off":
-    contact = ObstaclePotential(rod, plane, law)
+    contact = ObstaclePotential(law)
     pull = 1.5 * law.pull_off_force()
     loads = [TimedLoad(DistributedForce((0, 0, pull)), lambda t: t / t_end)]
 else:
     contact = ObstaclePotential(
-        rod,
-        plane,
         law,
         damping=damping,
         friction=CoulombFrictionLaw(mu, regularization_velocity=slip_scale),
         quadrature_degree=quadrature_degree,
     )
     loads = [Gravity((0, 0, -gravity))]
+scene = ContactScene(rod)
+scene.add(plane, contact)
 problem = DynamicProblem(
     rod,
     loads=loads,
     petsc_options_prefix="rod_on_plane_",
-    contributions=[contact],
+    contact=scene,
 )
 # -
 

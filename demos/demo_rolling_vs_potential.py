@@ -147,11 +147,9 @@ def contact_spec(model: str, mu: float) -> ContactSpec:
 def run(model: str, mu: float = 0.0) -> dict:
     """One run; its histories per accepted step and its cost."""
     rod, supports = crossed_strings()
-    contributions, _monitors = build_contact(contact_spec(model, mu), rod, None)
-    contact = contributions[0]
-    problem = DynamicProblem(
-        rod, supports, petsc_options_prefix=f"{model}_", contributions=contributions
-    )
+    scene = build_contact(contact_spec(model, mu), rod, None)
+    contact = scene.models[0]
+    problem = DynamicProblem(rod, supports, petsc_options_prefix=f"{model}_", contact=scene)
     problem.set_initial_displacement(initial_shape)
     problem.set_initial_velocity(initial_velocity)
     times, positions = [0.0], [rod.gather_nodal(rod.displacement)]

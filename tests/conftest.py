@@ -39,3 +39,12 @@ def shared_tmp(tmp_path_factory):
     """A temporary directory that is the same path on every rank."""
     path = tmp_path_factory.mktemp("shared") if MPI.COMM_WORLD.rank == 0 else None
     return Path(MPI.COMM_WORLD.bcast(str(path) if path else None, root=0))
+
+
+def contact_scene(rod, target, model=None, **options):
+    """A contact scene with one target (and its model): the usual set-up of these tests."""
+    from fe_rodcontact.contact import ContactScene
+
+    scene = ContactScene(rod, **options)
+    scene.add(target, model)
+    return scene

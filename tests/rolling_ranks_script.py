@@ -11,7 +11,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact as fr
-from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
@@ -34,8 +34,10 @@ curves = [fr.straight((-1, 0, 0), (1, 0, 0)), fr.straight((0.1, -1, 2 * R), (0.1
 ranks = np.arange(16) % comm.size if comm.size > 1 else None
 rods = fr.create_rod_mesh(comm, curves, elements=8, cell_ranks=ranks)
 rod = fr.CosseratRod(rods, section)
-rolling = RollingContact(rod)
-problem = DynamicProblem(rod, petsc_options_prefix="ranks_", contributions=[rolling])
+rolling = RollingContact()
+scene = ContactScene(rod)
+scene.add("rods", rolling)
+problem = DynamicProblem(rod, petsc_options_prefix="ranks_", contact=scene)
 
 
 def velocity(x):

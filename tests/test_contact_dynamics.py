@@ -10,13 +10,8 @@ written as a ParaView series with one frame per step.
 import meshio
 import numpy as np
 
-from fe_rodcontact.contact import (
-    ContactMonitor,
-    ContactPointWriter,
-    ContactSearch,
-    ContactTracker,
-    Plane,
-)
+from fe_rodcontact.contact import ContactScene, Plane
+from fe_rodcontact.io.contact_points import ContactPointWriter
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
@@ -32,17 +27,11 @@ def test_contact_series_in_dynamics(comm, shared_tmp):
     speed, lift, margin, dt = 0.5, 0.35, 0.1, 0.1
     rods = create_rod_mesh(comm, [straight((0, 0, lift + 0.1), (2, 0, lift + 0.1))], elements=6)
     rod = CosseratRod(rods, SECTION)
-    search = ContactSearch(
-        rods,
-        rod.displacement,
-        [SECTION.radius],
-        margin=margin,
-        obstacles=[Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")],
+    scene = ContactScene(
+        rod, margin=margin, output=ContactPointWriter(shared_tmp / "contacts", comm)
     )
-    monitor = ContactMonitor(
-        ContactTracker(search), ContactPointWriter(shared_tmp / "contacts", comm)
-    )
-    problem = DynamicProblem(rod, petsc_options_prefix="contact_dyn_", monitors=[monitor])
+    scene.add(Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor"))  # searched, no forces
+    problem = DynamicProblem(rod, petsc_options_prefix="contact_dyn_", contact=scene)
     problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
     problem.solve(0.8, TimeStepping(dt=dt))
     series = problem.series.arrays()

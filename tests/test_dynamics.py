@@ -15,10 +15,10 @@ from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import EndForce, EndMoment, Support
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
-from fe_rodcontact.rods.rotations import exp_map
+from fe_rodcontact.rods.rotations import cayley_map, cayley_vector, exp_map
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import CHECKPOINT_FILE, DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad, cayley_map, cayley_vector
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 SPAGHETTI = Section(
     EA=1e4, GA1=1e4, GA2=1e4, EI1=500, EI2=500, GJ=500, rhoA=1, rhoI1=10, rhoI2=10, rhoJ=20

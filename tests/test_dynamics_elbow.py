@@ -32,7 +32,7 @@ from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 ELBOW_SECTION = Section(
     EA=1e6, GA1=1e6, GA2=1e6, EI1=1e3, EI2=1e3, GJ=1e3, rhoA=1, rhoI1=10, rhoI2=10, rhoJ=20

@@ -32,6 +32,7 @@ from conftest import REPO
 
 from fe_rodcontact.cli import main
 from fe_rodcontact.contact import (
+    ContactScene,
     CoulombFrictionLaw,
     DampingLaw,
     ObstaclePotential,
@@ -46,7 +47,7 @@ from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
 from fe_rodcontact.strings import StringsConfig, run_strings
 
@@ -91,6 +92,12 @@ def _records(records: list[dict[str, float]], prefix: str = "records") -> Arrays
     }
 
 
+def _scene(rod, target, model, **options) -> ContactScene:
+    scene = ContactScene(rod, **options)
+    scene.add(target, model)
+    return scene
+
+
 def _crossing(comm, lift=2 * R):
     rods = create_rod_mesh(
         comm,
@@ -114,8 +121,10 @@ def _crossing_velocities(problem):
 
 def rolling_energy_momentum(comm) -> Arrays:
     rod = _crossing(comm)
-    rolling = RollingContact(rod, friction_coefficient=1.0)
-    problem = DynamicProblem(rod, petsc_options_prefix="guard_em_", contributions=[rolling])
+    rolling = RollingContact(friction_coefficient=1.0)
+    problem = DynamicProblem(
+        rod, petsc_options_prefix="guard_em_", contact=_scene(rod, "rods", rolling)
+    )
     _crossing_velocities(problem)
     problem.solve(0.08, TimeStepping(dt=0.01))
     return {**_series(problem), **_records(rolling.records), **_state(rod)}
@@ -123,11 +132,11 @@ def rolling_energy_momentum(comm) -> Arrays:
 
 def rolling_generalized_alpha(comm) -> Arrays:
     rod = _crossing(comm)
-    rolling = RollingContact(rod)
+    rolling = RollingContact()
     problem = DynamicProblem(
         rod,
         petsc_options_prefix="guard_ga_",
-        contributions=[rolling],
+        contact=_scene(rod, "rods", rolling),
         integrator="generalized-alpha",
         spectral_radius=0.8,
     )
@@ -140,7 +149,7 @@ def rolling_statics(comm) -> Arrays:
     """A rod on a plane turned about its axis at both ends rolls by R θ; then rod b on top."""
     rods = create_rod_mesh(comm, [straight((0, 0, R), (1.0, 0, R))], elements=8)
     rod = CosseratRod(rods, STIFF)
-    rolling = RollingContact(rod, obstacles=[Plane(point=(0, 0, 0), normal=(0, 0, 1))])
+    rolling = RollingContact()
     supports = [
         Support(0, end, displacement_components=(), rotation=(0.6, 0.0, 0.0))
         for end in ("start", "end")
@@ -150,7 +159,7 @@ def rolling_statics(comm) -> Arrays:
         supports,
         [DistributedForce((0.0, 0.0, -1e-2))],
         petsc_options_prefix="guard_statics_",
-        contributions=[rolling],
+        contact=_scene(rod, Plane(point=(0, 0, 0), normal=(0, 0, 1)), rolling),
     )
     result = problem.solve(LoadStepping(initial_step=0.25, max_step=0.25))
     return {
@@ -174,11 +183,13 @@ def rolling_sliding(comm) -> Arrays:
     )
     rod = CosseratRod(rods, section)
     slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
-    rolling = RollingContact(
-        rod, obstacles=[slope], friction_coefficient=k, slide_outside_cone=True
-    )
+    rolling = RollingContact(friction_coefficient=k, slide_outside_cone=True)
     problem = DynamicProblem(
-        rod, [], [Gravity((0, 0, -g))], petsc_options_prefix="guard_slide_", contributions=[rolling]
+        rod,
+        [],
+        [Gravity((0, 0, -g))],
+        petsc_options_prefix="guard_slide_",
+        contact=_scene(rod, slope, rolling),
     )
     problem.solve(0.1, TimeStepping(dt=0.02))
     return {**_series(problem), **_records(rolling.records), **_state(rod)}
@@ -190,11 +201,14 @@ def rolling_impact(comm) -> Arrays:
     rods = create_rod_mesh(comm, [straight((0, 0, R + 1e-3), (1.0, 0, R + 1e-3))], elements=4)
     rod = CosseratRod(rods, section)
     floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-    rolling = RollingContact(rod, obstacles=[floor], unilateral=True, friction_coefficient=0.5)
+    rolling = RollingContact(unilateral=True, friction_coefficient=0.5)
     problem = DynamicProblem(
-        rod, [], [Gravity((0, 0, -9.81))], petsc_options_prefix="guard_impact_",
-        contributions=[rolling],
-    )  # fmt: skip
+        rod,
+        [],
+        [Gravity((0, 0, -9.81))],
+        petsc_options_prefix="guard_impact_",
+        contact=_scene(rod, floor, rolling),
+    )
     problem.set_initial_velocity(lambda x: np.vstack([0.2 + 0 * x[0], 0 * x[0], -0.5 + 0 * x[0]]))
     problem.solve(0.006, TimeStepping(dt=1e-3))
     return {**_series(problem), **_records(rolling.records), **_state(rod)}
@@ -213,8 +227,6 @@ def potential_obstacle_friction(comm) -> Arrays:
     rod = CosseratRod(rods, STIFF)
     slope = Plane(point=(0, 0, 0), normal=normal, name="slope")
     contact = ObstaclePotential(
-        rod,
-        slope,
         law,
         damping=DampingLaw(1e-8, 8.0),
         friction=CoulombFrictionLaw(mu, regularization_velocity=1e-3),
@@ -223,7 +235,7 @@ def potential_obstacle_friction(comm) -> Arrays:
         rod,
         loads=[Gravity((0.0, 0.0, -gravity))],
         petsc_options_prefix="guard_slope_",
-        contributions=[contact],
+        contact=_scene(rod, slope, contact),
     )
     problem.solve(0.02, TimeStepping(dt=2e-3))
     return {**_series(problem), **_state(rod)}
@@ -243,13 +255,13 @@ def rod_rod_bounce(comm) -> Arrays:
     )
     rod = CosseratRod(rods, STIFF)
     contact = RodRodPotential(
-        rod,
         RepulsiveLaw(coefficient=1.4e-16, exponent=8.0),
         damping=DampingLaw(1e-18, 8.0),
         friction=CoulombFrictionLaw(0.3, regularization_velocity=1e-2),
-        margin=0.02,
     )
-    problem = DynamicProblem(rod, petsc_options_prefix="guard_bounce_", contributions=[contact])
+    problem = DynamicProblem(
+        rod, petsc_options_prefix="guard_bounce_", contact=_scene(rod, "rods", contact, margin=0.02)
+    )
 
     def velocity(x):
         top = (x[2] > R).astype(float)

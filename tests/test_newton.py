@@ -25,7 +25,7 @@ from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.rods.supports import SupportConditions
 from fe_rodcontact.solvers.newton import NewtonProblem
-from fe_rodcontact.stepping.statics import default_newton_options
+from fe_rodcontact.solvers.options import default_newton_options
 
 SECTION = Section.circular(radius=0.05, E=1e6, nu=0.3, density=10.0)
 

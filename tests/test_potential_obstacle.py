@@ -16,6 +16,7 @@ from mpi4py import MPI
 
 import numpy as np
 import pytest
+from conftest import contact_scene
 
 from fe_rodcontact.contact import (
     Cylinder,
@@ -58,7 +59,9 @@ def dropped_rod(comm, gap0, base=0.0):
 def drop(rod, obstacle, law, speed, t_end, prefix):
     """The rod thrown at ``speed`` towards the obstacle; (series, lowest z displacement)."""
     problem = DynamicProblem(
-        rod, petsc_options_prefix=prefix, contributions=[ObstaclePotential(rod, obstacle, law)]
+        rod,
+        petsc_options_prefix=prefix,
+        contact=contact_scene(rod, obstacle, ObstaclePotential(law)),
     )
     problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
     z_min = []
@@ -107,13 +110,15 @@ def test_start_inside_the_obstacle_is_an_error(comm):
     rod = dropped_rod(comm, -0.01)
     floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
     problem = DynamicProblem(
-        rod, petsc_options_prefix="drop_bad_", contributions=[ObstaclePotential(rod, floor, LAW)]
+        rod,
+        petsc_options_prefix="drop_bad_",
+        contact=contact_scene(rod, floor, ObstaclePotential(LAW)),
     )
     with pytest.raises(InputError, match=r"rod '.*' has gap -0\.01 <= 0 to obstacle 'floor'"):
         problem.try_step(1e-3)  # checked before the first step, on the initial configuration
 
 
-def test_generalized_alpha_refuses_contributions(comm):
+def test_generalized_alpha_refuses_potential_contact(comm):
     rod = dropped_rod(comm, 0.2)
     floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
     with pytest.raises(InputError, match="need the energy-momentum integrator"):
@@ -121,7 +126,7 @@ def test_generalized_alpha_refuses_contributions(comm):
             rod,
             petsc_options_prefix="drop_ga_",
             integrator="generalized-alpha",
-            contributions=[ObstaclePotential(rod, floor, LAW)],
+            contact=contact_scene(rod, floor, ObstaclePotential(LAW)),
         )
 
 
@@ -148,8 +153,10 @@ def test_damping_dissipates_and_sets_the_restitution(comm):
     for beta in (2e-11, 4e-11):
         rod = dropped_rod(comm, gap0)
         floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-        contact = ObstaclePotential(rod, floor, LAW, damping=DampingLaw(beta, 8.0))
-        problem = DynamicProblem(rod, petsc_options_prefix="damp_", contributions=[contact])
+        contact = ObstaclePotential(LAW, damping=DampingLaw(beta, 8.0))
+        problem = DynamicProblem(
+            rod, petsc_options_prefix="damp_", contact=contact_scene(rod, floor, contact)
+        )
         problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -speed + 0 * x[0]]))
         problem.solve(0.4, TimeStepping(dt=1e-3))
         series = problem.series.arrays()
@@ -187,7 +194,7 @@ def test_adhesion_pull_off(comm):
     """
     from fe_rodcontact.contact import AdhesiveLaw
     from fe_rodcontact.rods.loads import DistributedForce
-    from fe_rodcontact.stepping.integrators import TimedLoad
+    from fe_rodcontact.stepping.integrator import TimedLoad
 
     law = AdhesiveLaw(coefficient=1.0, gap_scale=0.01)
     ramp, top = 20.0, 1.5 * law.pull_off_force()
@@ -198,7 +205,7 @@ def test_adhesion_pull_off(comm):
         rod,
         loads=[pull],
         petsc_options_prefix="pull_off_",
-        contributions=[ObstaclePotential(rod, floor, law)],
+        contact=contact_scene(rod, floor, ObstaclePotential(law)),
     )
     crossing = []
 
@@ -246,8 +253,6 @@ def test_friction_on_a_slope(comm, ratio):
     # that the friction's moment about the centreline excites when the rod starts from rest;
     # without it the creep speed is still oscillating at t = 0.5.
     contact = ObstaclePotential(
-        rod,
-        slope,
         LAW,
         damping=DampingLaw(1e-8, 8.0),
         friction=CoulombFrictionLaw(mu, regularization_velocity=epsilon),
@@ -256,7 +261,7 @@ def test_friction_on_a_slope(comm, ratio):
         rod,
         loads=[Gravity((0.0, 0.0, -gravity))],
         petsc_options_prefix=f"slope_{int(ratio * 10)}_",
-        contributions=[contact],
+        contact=contact_scene(rod, slope, contact),
     )
     t_end = 0.5
     problem.solve(t_end, TimeStepping(dt=2e-3))

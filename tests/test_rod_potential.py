@@ -25,11 +25,13 @@ import pytest
 from fe_rodcontact.contact import (
     KIND_SELF,
     AdhesiveLaw,
+    ContactScene,
     CoulombFrictionLaw,
     DampingLaw,
     LinearPenaltyLaw,
     RepulsiveLaw,
     RodRodPotential,
+    StepContext,
 )
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.curves import polyline, straight
@@ -40,12 +42,10 @@ from fe_rodcontact.rods.section import Section
 from fe_rodcontact.rods.supports import SupportConditions
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
 from fe_rodcontact.solvers.newton import NewtonProblem
+from fe_rodcontact.solvers.options import default_newton_options
 from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
-from fe_rodcontact.stepping.statics import (
-    default_newton_options,
-    scaled_absolute_tolerance,
-    stall_floor,
-)
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
+from fe_rodcontact.stepping.tolerances import scaled_absolute_tolerance, stall_floor
 
 HERE = Path(__file__).resolve().parent
 
@@ -66,10 +66,22 @@ def _section(radius, EI=1e3, GA=1e5, EA=1e5):
     )
 
 
+def _scene(rod, target, model, **options) -> ContactScene:
+    scene = ContactScene(rod, **options)
+    scene.add(target, model)
+    return scene
+
+
 # -- statics: two crossing beams ------------------------------------------------------------------
 def _static_contact(rod, supports, contact, prefix):
-    """Newton on the rods with the contact forces; points moved until they settle."""
+    """Newton on the rods with the contact forces; points moved until they settle.
+
+    The bordered solve driven by hand (the solver layer alone), at the full load at once.
+    """
     comm = rod.mesh.comm
+    scene = ContactScene(rod, margin=0.01, centreline="basis")
+    scene.add("rods", contact)
+    scene.attach("static")
     conditions = SupportConditions(rod, supports)
     options = default_newton_options(comm)
     options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))
@@ -84,25 +96,58 @@ def _static_contact(rod, supports, contact, prefix):
     )
     newton = ConstrainedNewton(
         problem,
-        [contact],
+        scene.point_models,
         petsc_options_prefix=f"{prefix}points_",
         petsc_options={k: v for k, v in options.items() if k.startswith("snes_")},
     )
-    contact.check_start()
+    scene.observe(0, 0.0)
+    scene.check_start()
     conditions.update(1.0)
-    contact.prepare(0.0, 0.0)
+    scene.begin_step(StepContext(t=0.0, dt=0.0, end=0.0, step=0, scheme="static"))
     histories = []
     for _ in range(10):
         converged, _iterations = newton.solve()
         assert converged, newton.failure
         histories.append(newton.solver.getConvergenceHistory()[0].copy())
-        if not contact.move_points(newton.multipliers):
+        if not scene.move_points(newton.split_multipliers()):
             return histories
     raise AssertionError("the contact points did not settle")
 
 
-@pytest.mark.parametrize("degree, representation, elements", [(2, "p2", 4), (1, "polyline", 16)])
-def test_crossing_beams_penalty_force(comm, degree, representation, elements):
+def _crossing_beams(comm, degree, elements, delta):
+    """Beam a along x, beam b along y at g₀ above it, b's clamped ends moved down by δ."""
+    radius, length = 0.02, 1.0
+    z = 2 * radius + 1e-3
+    rods = create_rod_mesh(
+        comm,
+        [
+            straight((-length / 2, 0, 0), (length / 2, 0, 0)),
+            straight((0, -length / 2, z), (0, length / 2, z)),
+        ],
+        elements=elements,
+        degree=degree,
+    )
+    rod = CosseratRod(rods, _section(radius, EI=1e3, GA=1e6, EA=1e6))
+    supports = [
+        Support(0, "start"),
+        Support(0, "end", (1, 2)),
+        Support(1, "start", displacement=(0, 0, -delta)),
+        Support(1, "end", (0, 2), displacement=(0, 0, -delta)),
+    ]
+    return rod, supports
+
+
+def _crossing_beams_force(degree, elements, penalty, delta):
+    """The closed form of the crossing beams' contact force (see the test below)."""
+    length, EI, GA, gap0 = 1.0, 1e3, 1e6, 1e-3
+    compliance = length**3 / (192 * EI) + length / (4 * GA)
+    if degree == 1:
+        compliance -= length * (length / elements) ** 2 / (48 * EI)
+    return (delta - gap0) / (2 * compliance + 1 / penalty)
+
+
+@pytest.mark.parametrize("degree, elements", [(2, 4), (1, 16)])
+def test_crossing_beams_penalty_force(comm, degree, elements):
     """Two clamped beams crossing at 90° at their middles, one pushed onto the other.
 
     Beam a lies along x, beam b along y at a gap g₀ above it; b's clamped ends are moved down
@@ -121,39 +166,13 @@ def test_crossing_beams_penalty_force(comm, degree, representation, elements):
     first solve; the contact point then moves by 1.5e-5 (the sliding end draws the beams'
     middles inwards) and 1–2 iterations per re-solve settle it.
     """
-    radius, length, EI, GA = 0.02, 1.0, 1e3, 1e6
-    gap0, delta, penalty = 1e-3, 3e-3, 1e5
-    z = 2 * radius + gap0
-    rods = create_rod_mesh(
-        comm,
-        [
-            straight((-length / 2, 0, 0), (length / 2, 0, 0)),
-            straight((0, -length / 2, z), (0, length / 2, z)),
-        ],
-        elements=elements,
-        degree=degree,
-    )
-    rod = CosseratRod(rods, _section(radius, EI=EI, GA=GA, EA=1e6))
-    supports = [
-        Support(0, "start"),
-        Support(0, "end", (1, 2)),
-        Support(1, "start", displacement=(0, 0, -delta)),
-        Support(1, "end", (0, 2), displacement=(0, 0, -delta)),
-    ]
-    contact = RodRodPotential(
-        rod,
-        LinearPenaltyLaw(penalty=penalty),
-        scheme="static",
-        margin=0.01,
-        representation=representation,
-    )
+    delta, penalty = 3e-3, 1e5
+    rod, supports = _crossing_beams(comm, degree, elements, delta)
+    contact = RodRodPotential(LinearPenaltyLaw(penalty=penalty))
     histories = _static_contact(rod, supports, contact, f"cross{degree}_")
     assert len(contact.active) == 1
     force = float(contact.contact_forces()["normal_force"][0])
-    compliance = length**3 / (192 * EI) + length / (4 * GA)
-    if degree == 1:
-        compliance -= length * (length / elements) ** 2 / (48 * EI)
-    closed_form = (delta - gap0) / (2 * compliance + 1 / penalty)
+    closed_form = _crossing_beams_force(degree, elements, penalty, delta)
     error = abs(force / closed_form - 1)
     first = histories[0]
     print(
@@ -167,6 +186,28 @@ def test_crossing_beams_penalty_force(comm, degree, representation, elements):
     assert len(first) - 1 <= 5
     assert first[-1] < 1e-10 * first[0]
     assert first[-1] <= 10 * first[-2] ** 2 / first[0]
+
+
+def test_crossing_beams_in_a_static_problem(comm):
+    """The crossing beams above as a StaticProblem: load steps λ = 0 → 1 of the prescribed
+    motion δ, rod–rod potential contact with the gradient of its law at every step. The same
+    closed form holds at λ = 1 (P2, 4 elements, tolerance 2e-5 as above), the contact is found
+    once the gap closes, and the rigid-motion check passes (the beams are clamped)."""
+    delta, penalty = 3e-3, 1e5
+    rod, supports = _crossing_beams(comm, 2, 4, delta)
+    contact = RodRodPotential(LinearPenaltyLaw(penalty=penalty))
+    problem = StaticProblem(
+        rod,
+        supports,
+        petsc_options_prefix="cross_static_",
+        contact=_scene(rod, "rods", contact, margin=0.01, centreline="basis"),
+    )
+    result = problem.solve(LoadStepping(initial_step=0.25, max_step=0.5))
+    force = float(contact.contact_forces()["normal_force"][0])
+    closed_form = _crossing_beams_force(2, 4, penalty, delta)
+    print(f"static problem: force {force:.8g}, closed form {closed_form:.8g}, steps {result}")
+    assert result.load_factors[-1] == 1.0
+    assert abs(force / closed_form - 1) < 2e-5
 
 
 # -- dynamics: a rod–rod bounce ------------------------------------------------------------------
@@ -193,10 +234,10 @@ def crossing_rods(comm, gap0, elements=8, cell_ranks=None):
 def bounce(comm, law, *, settle=True, damping=None, friction=None, t_end=0.03, dt=1e-3, **mesh):
     """Rod b thrown down onto rod a, sliding along it and spinning about z."""
     rod = crossing_rods(comm, 0.01, **mesh)
-    contact = RodRodPotential(
-        rod, law, damping=damping, friction=friction, margin=0.02, settle=settle
+    contact = RodRodPotential(law, damping=damping, friction=friction, settle=settle)
+    problem = DynamicProblem(
+        rod, petsc_options_prefix="bounce_", contact=_scene(rod, "rods", contact, margin=0.02)
     )
-    problem = DynamicProblem(rod, petsc_options_prefix="bounce_", contributions=[contact])
 
     def velocity(x):
         top = (x[2] > RADIUS).astype(float)
@@ -303,8 +344,10 @@ def test_loop_self_contact_bounce(comm):
     rods = create_rod_mesh(comm, [polyline(vertices)])
     rod = CosseratRod(rods, _section(radius))
     law = RepulsiveLaw(coefficient=1e-18, exponent=8.0)
-    contact = RodRodPotential(rod, law, self_contact=True, margin=0.008)
-    problem = DynamicProblem(rod, petsc_options_prefix="loop_", contributions=[contact])
+    contact = RodRodPotential(law)
+    problem = DynamicProblem(
+        rod, petsc_options_prefix="loop_", contact=_scene(rod, "self", contact, margin=0.008)
+    )
     top = 0.5 * (2 * radius + gap0)
 
     def velocity(x):
@@ -330,14 +373,23 @@ def test_loop_self_contact_bounce(comm):
 # -- bad input -----------------------------------------------------------------------------------
 def test_bad_arguments(comm):
     rod = crossing_rods(comm, 0.01)
-    with pytest.raises(InputError, match="unknown scheme"):
-        RodRodPotential(rod, REPULSIVE, scheme="implicit")
+    with pytest.raises(InputError, match="generalized-alpha"):
+        DynamicProblem(
+            rod,
+            petsc_options_prefix="bad_ga_",
+            integrator="generalized-alpha",
+            contact=_scene(rod, "rods", RodRodPotential(REPULSIVE)),
+        )
     with pytest.raises(InputError, match="need a time step"):
-        RodRodPotential(rod, REPULSIVE, scheme="static", damping=DampingLaw(1.0))
+        StaticProblem(
+            rod,
+            petsc_options_prefix="bad_static_",
+            contact=_scene(rod, "rods", RodRodPotential(REPULSIVE, damping=DampingLaw(1.0))),
+        )
     with pytest.raises(InputError, match="NormalLaw"):
-        RodRodPotential(rod, DampingLaw(1.0))  # type: ignore[arg-type]
+        RodRodPotential(DampingLaw(1.0))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="margin must be positive"):
-        RodRodPotential(rod, REPULSIVE, margin=0.0)
+        ContactScene(rod, margin=0.0)
 
 
 def test_start_in_contact_is_an_error_for_power_laws(comm):
@@ -345,7 +397,7 @@ def test_start_in_contact_is_an_error_for_power_laws(comm):
     problem = DynamicProblem(
         rod,
         petsc_options_prefix="bad_",
-        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+        contact=_scene(rod, "rods", RodRodPotential(REPULSIVE), margin=0.02),
     )
     with pytest.raises(InputError, match="interpenetrate"):
         problem.try_step(1e-3)  # checked before the first step
@@ -359,7 +411,7 @@ def test_start_is_checked_on_the_initial_displacement(comm):
     problem = DynamicProblem(
         rod,
         petsc_options_prefix="lift_",
-        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+        contact=_scene(rod, "rods", RodRodPotential(REPULSIVE), margin=0.02),
     )
     lift = 0.003  # the crossing rod is 0.001 too low; lift it to a gap of 0.002
     problem.set_initial_displacement(lambda x: np.vstack([0 * x[0], 0 * x[0], lift * (x[2] > 0)]))
@@ -368,7 +420,7 @@ def test_start_is_checked_on_the_initial_displacement(comm):
     problem = DynamicProblem(
         rod,
         petsc_options_prefix="sink_",
-        contributions=[RodRodPotential(rod, REPULSIVE, margin=0.02)],
+        contact=_scene(rod, "rods", RodRodPotential(REPULSIVE), margin=0.02),
     )
     problem.set_initial_displacement(lambda x: np.vstack([0 * x[0], 0 * x[0], -0.02 * (x[2] > 0)]))
     with pytest.raises(InputError, match="interpenetrate"):
@@ -409,9 +461,8 @@ def test_contact_table_rod_law(comm):
         rod_law={"name": "penalty", "penalty": 1e4},
         rod_friction={"friction_coefficient": 0.3, "regularization_velocity": 0.01},
     )
-    contributions, monitors = build_contact(spec, rod, None)
-    assert [type(c) for c in contributions] == [RodRodPotential]
-    assert len(monitors) == 1
+    scene = build_contact(spec, rod, None)
+    assert [type(c) for c in scene.models] == [RodRodPotential]
     with pytest.raises(InputError, match=r"need contact\.rod_law"):
         build_contact(ContactSpec(rod_damping={"coefficient": 1.0}), rod, None)
     with pytest.raises(InputError, match="must be conservative laws"):

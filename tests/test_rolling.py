@@ -28,9 +28,9 @@ from mpi4py import MPI
 
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import REPO, contact_scene
 
-from fe_rodcontact.contact import Cylinder, Plane
+from fe_rodcontact.contact import Cylinder, Plane, StepContext
 from fe_rodcontact.contact.geometry.tracking import ContactError
 from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import ConvergenceError, InputError
@@ -60,7 +60,14 @@ SECTION = Section(
 
 
 def crossing_rods(
-    comm, elements=8, offset=0.1, kernel=None, lift=2 * R, section=SECTION, impacts="inelastic"
+    comm,
+    elements=8,
+    offset=0.1,
+    kernel=None,
+    lift=2 * R,
+    section=SECTION,
+    impacts="inelastic",
+    margin=None,
 ):
     """Rod a along x, rod b along y on top of it (touching when lift = 2R)."""
     rods = create_rod_mesh(
@@ -69,8 +76,12 @@ def crossing_rods(
         elements=elements,
     )
     rod = CosseratRod(rods, section)
-    rolling = RollingContact(rod, kernel=kernel, impacts=impacts)
-    problem = DynamicProblem(rod, petsc_options_prefix="rolling_", contributions=[rolling])
+    rolling = RollingContact(impacts=impacts)
+    problem = DynamicProblem(
+        rod,
+        petsc_options_prefix="rolling_",
+        contact=contact_scene(rod, "rods", rolling, centreline=kernel, margin=margin),
+    )
 
     def velocity(x):
         top = x[2] > R
@@ -139,12 +150,12 @@ def test_smooth_kernel_path_has_no_kinks_at_nodes(comm):
     )
     rod = CosseratRod(rods, stiff)
     # The B-spline centreline passes 3.7e-3 below the hump's top node: roll at that gap.
-    rolling = RollingContact(rod, touch_tolerance=0.05)
+    rolling = RollingContact(touch_tolerance=0.05)
     problem = DynamicProblem(
         rod,
         [Support(0, "start"), Support(0, "end")],
         petsc_options_prefix="hump_",
-        contributions=[rolling],
+        contact=contact_scene(rod, "rods", rolling),
     )
     speed = 1.0
     problem.set_initial_velocity(
@@ -176,13 +187,13 @@ def rod_on_slope(comm, prefix: str = "slope_", **dynamics):
     )
     rod = CosseratRod(rods, section)
     slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
-    rolling = RollingContact(rod, obstacles=[slope], friction_coefficient=1.0)
+    rolling = RollingContact(friction_coefficient=1.0)
     problem = DynamicProblem(
         rod,
         [],
         [Gravity((0, 0, -g))],
         petsc_options_prefix=prefix,
-        contributions=[rolling],
+        contact=contact_scene(rod, slope, rolling),
         **dynamics,
     )
     return problem, rolling, rod, section, g, alpha, normal
@@ -226,11 +237,13 @@ def test_rod_slides_and_rolls_down_a_steep_slope_outside_the_cone(comm):
     )
     rod = CosseratRod(rods, section)
     slope = Plane(point=(0, 0, 0), normal=tuple(normal), name="slope")
-    rolling = RollingContact(
-        rod, obstacles=[slope], friction_coefficient=k, slide_outside_cone=True
-    )
+    rolling = RollingContact(friction_coefficient=k, slide_outside_cone=True)
     problem = DynamicProblem(
-        rod, [], [Gravity((0, 0, -g))], petsc_options_prefix="slide_", contributions=[rolling]
+        rod,
+        [],
+        [Gravity((0, 0, -g))],
+        petsc_options_prefix="slide_",
+        contact=contact_scene(rod, slope, rolling),
     )
     t_end = 0.2
     problem.solve(t_end, TimeStepping(dt=0.02))
@@ -267,8 +280,11 @@ def test_sliding_rows_match_central_differences(comm):
     round-off ~1e-16/1e-7 relative: tolerance 1e-6 of the largest entry.
     """
     problem, _ = crossing_rods(comm)
-    rolling2 = RollingContact(problem.rod, friction_coefficient=0.3, slide_outside_cone=True)
-    rolling2.prepare(0.0, 0.01)
+    rolling2 = RollingContact(friction_coefficient=0.3, slide_outside_cone=True)
+    scene = contact_scene(problem.rod, "rods", rolling2)
+    scene.attach("energy-momentum")
+    scene.observe(0, 0.0)
+    scene.begin_step(StepContext(t=0.0, dt=0.01, end=0.01, step=0, scheme="energy-momentum"))
     rolling2._sliding = {int(i) for i in rolling2._points.ids}
     state = problem.rod.state.x.array
     rng = np.random.default_rng(7)
@@ -309,7 +325,9 @@ def test_rolling_rows_match_central_differences(comm):
     (as for the sliding rows above).
     """
     problem, rolling = crossing_rods(comm)
-    rolling.prepare(0.0, 0.01)
+    problem.contact.begin_step(
+        StepContext(t=0.0, dt=0.01, end=0.01, step=0, scheme="energy-momentum")
+    )
     state = problem.rod.state.x.array
     state[:] += 0.01 * np.random.default_rng(3).standard_normal(len(state))
     mu = np.array([0.3, -0.2, -1.0])
@@ -356,9 +374,13 @@ def test_rod_leaves_a_cylinder_at_cos_four_sevenths(comm):
     )
     rod = CosseratRod(rods, section)
     drum = Cylinder(point=(0, 0, 0), axis=(1, 0, 0), radius=radius, name="drum")
-    rolling = RollingContact(rod, obstacles=[drum], unilateral=True)
+    rolling = RollingContact(unilateral=True)
     problem = DynamicProblem(
-        rod, [], [Gravity((0, 0, -g))], petsc_options_prefix="drum_", contributions=[rolling]
+        rod,
+        [],
+        [Gravity((0, 0, -g))],
+        petsc_options_prefix="drum_",
+        contact=contact_scene(rod, drum, rolling),
     )
     angles = []
 
@@ -576,7 +598,7 @@ def test_impacts_error_option_and_margin(comm):
     _falling(problem, 1.0)
     with pytest.raises(ContactError, match="impacts='error'"):
         problem.solve(0.05, TimeStepping(dt=0.005))
-    problem, _ = crossing_rods(comm, lift=2 * R + 0.01)
+    problem, _ = crossing_rods(comm, lift=2 * R + 0.01, margin=0.0025)
     _falling(problem, 3.0)  # 15 mm per step, margin 2.5 mm
     with pytest.raises(ContactError, match="search margin"):
         problem.solve(0.05, TimeStepping(dt=0.005, adaptive=False))
@@ -602,8 +624,10 @@ def test_parallel_rods_roll_on_a_line_contact(comm):
         comm, [straight((0, 0, 0), (1, 0, 0)), straight((0, 0, 2 * R), (1, 0, 2 * R))], elements=4
     )
     rod = CosseratRod(rods, SECTION)
-    rolling = RollingContact(rod)
-    problem = DynamicProblem(rod, petsc_options_prefix="line_", contributions=[rolling])
+    rolling = RollingContact()
+    problem = DynamicProblem(
+        rod, petsc_options_prefix="line_", contact=contact_scene(rod, "rods", rolling)
+    )
     problem.set_initial_velocity(
         lambda x: np.vstack([0 * x[0], np.where(x[2] > R, 0.3, -0.3), 0 * x[0]])
     )
@@ -627,7 +651,7 @@ def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shar
     rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=1)
     rod = CosseratRod(rods, SECTION)
     table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
-    rolling = RollingContact(rod, obstacles=[table], kernel="basis")
+    rolling = RollingContact()
     down = Support(
         rod=0, end="start", rotation_components=(), displacement_history=lambda t: (0, 0, -t)
     )
@@ -643,7 +667,7 @@ def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shar
             ),
         ],
         petsc_options_prefix="fight_",
-        contributions=[rolling],
+        contact=contact_scene(rod, table, rolling, centreline="basis"),
     )
     folder = shared_tmp / "fight_checkpoint"
     with pytest.raises(ConvergenceError, match="last good state") as failure:

@@ -35,6 +35,7 @@ from mpi4py import MPI
 
 import numpy as np
 import pytest
+from conftest import contact_scene
 from test_rolling import SECTION, R, rod_on_slope
 
 from fe_rodcontact.contact import ObstaclePotential, Plane, RepulsiveLaw
@@ -96,11 +97,11 @@ def crossing_rods(comm, integrator, spectral_radius=1.0):
         elements=8,
     )
     rod = CosseratRod(rods, SECTION)
-    rolling = RollingContact(rod)
+    rolling = RollingContact()
     problem = DynamicProblem(
         rod,
         petsc_options_prefix="ga_rolling_",
-        contributions=[rolling],
+        contact=contact_scene(rod, "rods", rolling),
         integrator=integrator,
         spectral_radius=spectral_radius,
     )
@@ -139,21 +140,21 @@ def test_potential_contact_is_refused_with_generalized_alpha(comm):
     rods = create_rod_mesh(comm, [straight((0, 0, 0.2), (1, 0, 0.2))], elements=4)
     rod = CosseratRod(rods, SECTION)
     floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-    potential = ObstaclePotential(rod, floor, RepulsiveLaw(coefficient=2.7e-9, exponent=8.0))
+    potential = ObstaclePotential(RepulsiveLaw(coefficient=2.7e-9, exponent=8.0))
     with pytest.raises(InputError, match="ObstaclePotential cannot run with integrator"):
         DynamicProblem(
             rod,
             petsc_options_prefix="ga_refuse_",
             integrator="generalized-alpha",
-            contributions=[potential],
+            contact=contact_scene(rod, floor, potential),
         )
-    sliding = RollingContact(rod, friction_coefficient=0.5, slide_outside_cone=True)
+    sliding = RollingContact(friction_coefficient=0.5, slide_outside_cone=True)
     with pytest.raises(InputError, match="slide_outside_cone=True\\) needs the energy-momentum"):
         DynamicProblem(
             rod,
             petsc_options_prefix="ga_refuse2_",
             integrator="generalized-alpha",
-            contributions=[sliding],
+            contact=contact_scene(rod, floor, sliding),
         )
 
 

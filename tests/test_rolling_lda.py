@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pytest
+from conftest import contact_scene
 from scipy.integrate import solve_ivp
 
 from fe_rodcontact.contact import Cylinder
@@ -320,14 +321,14 @@ def fe_motion(comm, dt: float) -> FEMotion:
     rods = create_rod_mesh(comm, [straight(tuple(start), tuple(end))], elements=8)
     rod = CosseratRod(rods, SECTION)
     drum = Cylinder(point=(0, 0, 0), axis=(1, 0, 0), radius=DRUM, name="drum")
-    rolling = RollingContact(rod, obstacles=[drum])
+    rolling = RollingContact()
     problem = DynamicProblem(
         rod,
         [],
         [Gravity(tuple(GRAVITY))],
         petsc_options_prefix="lda_",
         petsc_options=PETSC,
-        contributions=[rolling],
+        contact=contact_scene(rod, drum, rolling),
     )
     velocity = initial_state()[12:15]
     problem.set_initial_velocity(

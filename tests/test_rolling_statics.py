@@ -9,6 +9,7 @@ each test) is far below the tolerances.
 
 import numpy as np
 import pytest
+from conftest import contact_scene
 
 from fe_rodcontact.contact import Plane
 from fe_rodcontact.contact.rolling.model import RollingContact
@@ -20,7 +21,8 @@ from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.rotations import exp_map
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
-from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, residual_floor
+from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem
+from fe_rodcontact.stepping.tolerances import residual_floor
 
 R = 0.05
 STIFF = Section(
@@ -68,7 +70,7 @@ def test_rod_rolls_on_a_plane_by_an_end_rotation(comm, driven):
     rods = create_rod_mesh(comm, [straight((0, 0, R), (length, 0, R))], elements=8)
     rod = CosseratRod(rods, STIFF)
     plane = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
-    rolling = RollingContact(rod, obstacles=[plane])
+    rolling = RollingContact()
     supports = [
         Support(0, end, displacement_components=(), rotation=(theta, 0.0, 0.0)) for end in driven
     ]
@@ -77,7 +79,7 @@ def test_rod_rolls_on_a_plane_by_an_end_rotation(comm, driven):
         supports,
         [DistributedForce((0.0, 0.0, -q))],
         petsc_options_prefix="rollplane_",
-        contributions=[rolling],
+        contact=contact_scene(rod, plane, rolling),
     )
     start = _frames(rod)
     result = problem.solve(LoadStepping(initial_step=0.25, max_step=0.25))
@@ -136,7 +138,7 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
         elements=8,
     )
     rod = CosseratRod(rods, STIFF)
-    rolling = RollingContact(rod)
+    rolling = RollingContact()
     supports = [
         *(Support(0, end, rotation=(theta, 0.0, 0.0)) for end in ("start", "end")),
         *(
@@ -149,7 +151,7 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
         supports,
         [DistributedForce((0.0, 0.0, -q), rods=(1,))],
         petsc_options_prefix="rollcross_",
-        contributions=[rolling],
+        contact=contact_scene(rod, "rods", rolling),
     )
     if cut:
         calls, starts = [], []
@@ -174,8 +176,8 @@ def test_crossed_rods_roll_on_each_other(comm, cut, monkeypatch):
     assert len(last) == 1
     (record,) = last
     force = np.array([record[f"force_{c}"] for c in "xyz"])  # on rod a
-    found = rolling.tracker.update(len(result.load_factors) + 1, 1.0, check_start=False)
-    s_a, s_b = float(found.contacts.s_a[0]), float(found.contacts.s_b[0])
+    found = problem.contact.search.find(1.0)
+    s_a, s_b = float(found.s_a[0]), float(found.s_b[0])
     slip = max(r["slip"] for r in rolling.records)
     steps = np.diff([0.0, *result.load_factors])
     if comm.rank == 0:
@@ -209,20 +211,21 @@ def test_rolling_rod_left_free_to_roll_is_refused(comm):
     """Nothing stops the rod rolling (no rotation prescribed): a clear error on every rank."""
     rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=4)
     rod = CosseratRod(rods, STIFF)
-    rolling = RollingContact(rod, obstacles=[Plane(point=(0, 0, 0), normal=(0, 0, 1))])
+    floor = Plane(point=(0, 0, 0), normal=(0, 0, 1))
     problem = StaticProblem(
         rod,
         [],
         [DistributedForce((0.0, 0.0, -1e-2))],
         petsc_options_prefix="rollfree_",
-        contributions=[rolling],
+        contact=contact_scene(rod, floor, RollingContact()),
     )
     with pytest.raises(InputError, match="rotation about"):
         problem.solve()
 
 
-def test_statics_refuses_contributions_it_cannot_restore(comm):
-    """A point contribution without snapshot/restore cannot have its load step cut: refused."""
+def test_statics_refuses_contact_models_it_cannot_restore(comm):
+    """A contact model without snapshot/restore (not a ContactModel) cannot have its load step
+    cut: refused."""
 
     class NoRestore:
         num_multipliers = 0
@@ -232,16 +235,14 @@ def test_statics_refuses_contributions_it_cannot_restore(comm):
 
     rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=2)
     rod = CosseratRod(rods, STIFF)
+    floor = Plane(point=(0, 0, 0), normal=(0, 0, 1))
     with pytest.raises(InputError, match="snapshot/restore"):
-        StaticProblem(
-            rod,
-            [Support(0, "start")],
-            petsc_options_prefix="norestore_",
-            contributions=[NoRestore()],
-        )
-    rolling = RollingContact(rod, obstacles=[Plane(point=(0, 0, 0), normal=(0, 0, 1))])
+        contact_scene(rod, floor, NoRestore())
     problem = StaticProblem(
-        rod, [Support(0, "start")], petsc_options_prefix="solveat_", contributions=[rolling]
+        rod,
+        [Support(0, "start")],
+        petsc_options_prefix="solveat_",
+        contact=contact_scene(rod, floor, RollingContact()),
     )
     with pytest.raises(InputError, match="solve_at"):
         problem.solve_at(0.5)

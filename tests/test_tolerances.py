@@ -19,7 +19,7 @@ from fe_rodcontact import (
     create_rod_mesh,
     straight,
 )
-from fe_rodcontact.stepping.statics import residual_floor
+from fe_rodcontact.stepping.tolerances import residual_floor
 
 RADIUS, E, LENGTH = 0.02, 2.1e11, 4.0
 

@@ -4,7 +4,8 @@
 
     [contact]
     model = "potential"        # "potential" (contact laws) or "rolling" (no-slip constraints)
-    margin = 0.005             # contact search margin (contact points, contacts per step)
+    margin = 0.005             # contact search margin (default: half the smallest radius)
+    centreline = "smooth"      # "smooth" (B-spline, P1 rods) or "basis" (the P1/P2 basis)
     self_contact = true        # search each rod against itself
     pairs = "all"              # or [["rodA", "rodB"], ...]
     output_every = 1           # contact points for ParaView every k steps (0: none)
@@ -22,8 +23,8 @@
     # cylinder: axis = [...], radius = ..., inside = false
 
 The law, damping and friction act between every rod and every obstacle
-(:class:`~fe_rodcontact.contact.ObstaclePotential`); the contact search
-(:class:`~fe_rodcontact.contact.ContactSearch`) reports rod–rod, self and obstacle contacts in
+(:class:`~fe_rodcontact.contact.ObstaclePotential`); the scene's contact search
+(:class:`~fe_rodcontact.contact.ContactScene`) reports rod–rod, self and obstacle contacts in
 the time series (``contacts``, ``min_gap``) and as contact points (``contacts.pvd``). Forces
 between rods (the ``pairs``, and self-contact with ``self_contact``) act only when ``rod_law``
 is given (:class:`~fe_rodcontact.contact.RodRodPotential`, cut off at ``margin``; the law is a
@@ -36,7 +37,6 @@ laws are not used (giving one is an error) and these keys apply::
 
     [contact]
     model = "rolling"
-    kernel = "smooth"             # "smooth" (B-spline, P1) or "basis" (P1/P2 basis values)
     unilateral = false            # release contacts whose normal force turns tensile
     friction_coefficient = 0.5    # report the friction-cone ratio per contact (optional)
     slide_outside_cone = false    # contacts outside the cone slide (needs friction_coefficient)
@@ -52,10 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from fe_rodcontact.contact import (
-    ContactMonitor,
-    ContactPointWriter,
-    ContactSearch,
-    ContactTracker,
+    ContactModel,
+    ContactScene,
     CoulombFrictionLaw,
     Cylinder,
     DampingLaw,
@@ -67,6 +65,7 @@ from fe_rodcontact.contact import (
     get_law,
 )
 from fe_rodcontact.errors import InputError
+from fe_rodcontact.io.contact_points import ContactPointWriter
 from fe_rodcontact.rods.rod import CosseratRod
 
 __all__ = ["ContactSpec", "ObstacleSpec", "build_contact"]
@@ -112,7 +111,7 @@ class ContactSpec:
     """The ``[contact]`` table."""
 
     model: str = "potential"
-    margin: float = 0.01
+    margin: float | None = None
     self_contact: bool = True
     pairs: str | list[list[str]] = "all"
     output_every: int = 1
@@ -123,7 +122,7 @@ class ContactSpec:
     rod_law: dict[str, Any] | None = None
     rod_damping: dict[str, Any] | None = None
     rod_friction: dict[str, Any] | None = None
-    kernel: str | None = None
+    centreline: str | None = None
     unilateral: bool = False
     friction_coefficient: float | None = None
     slide_outside_cone: bool = False
@@ -135,7 +134,6 @@ class ContactSpec:
             raise InputError(f"model {self.model!r} unknown; use one of {list(MODELS)}.")
         laws = ("law", "damping", "friction", "rod_law", "rod_damping", "rod_friction")
         rolling_keys = (
-            "kernel",
             "unilateral",
             "friction_coefficient",
             "slide_outside_cone",
@@ -182,71 +180,56 @@ def _dissipative(table: dict[str, Any] | None, cls: type, where: str) -> Any:
         raise InputError(f"{where}: {error}") from None
 
 
-def build_contact(
-    spec: ContactSpec, rod: CosseratRod, folder: Path | None
-) -> tuple[list[ObstaclePotential | RodRodPotential | RollingContact], list[ContactMonitor]]:
-    """The step contributions (laws or rolling) and the contact monitor of a case."""
-    rods = rod.rods
+def build_contact(spec: ContactSpec, rod: CosseratRod, folder: Path | None) -> ContactScene:
+    """The contact scene of a case: its targets, models and contact-point output."""
     obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
-    contributions: list[ObstaclePotential | RodRodPotential | RollingContact] = []
-    pairs = None if spec.pairs == "all" else [tuple(p) for p in spec.pairs]
+    pairs: list[str | tuple[str, str]] = (
+        ["rods"] if isinstance(spec.pairs, str) else [(a, b) for a, b in spec.pairs]
+    )
+    writer = None
+    if folder is not None and spec.output_every > 0:
+        writer = ContactPointWriter(folder / "contacts", rod.rods.comm)
+    scene = ContactScene(
+        rod,
+        margin=spec.margin,
+        centreline=spec.centreline,
+        output=writer,
+        output_every=spec.output_every,
+    )
+    between_rods: ContactModel | None = None
+    on_obstacles: ContactModel | None = None
     if spec.model == "rolling":
-        contributions.append(
-            RollingContact(
-                rod,
-                pairs=pairs,  # type: ignore[arg-type]
-                self_contact=spec.self_contact,
-                obstacles=obstacles,
-                kernel=spec.kernel,
-                unilateral=spec.unilateral,
-                friction_coefficient=spec.friction_coefficient,
-                slide_outside_cone=spec.slide_outside_cone,
-                impacts=spec.impacts,
-                touch_tolerance=spec.touch_tolerance,
-            )
+        rolling = RollingContact(
+            unilateral=spec.unilateral,
+            friction_coefficient=spec.friction_coefficient,
+            slide_outside_cone=spec.slide_outside_cone,
+            impacts=spec.impacts,
+            touch_tolerance=spec.touch_tolerance,
         )
-    elif obstacles:
-        if not spec.law:
-            raise InputError("contact.law is missing: give the law between rods and obstacles.")
-        law = _law(spec.law, "contact.law")
-        damping = _dissipative(spec.damping, DampingLaw, "contact.damping")
-        friction = _dissipative(spec.friction, CoulombFrictionLaw, "contact.friction")
-        contributions += [
-            ObstaclePotential(rod, o, law, damping=damping, friction=friction) for o in obstacles
-        ]
-    if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
-        raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
-    if spec.rod_law is not None:
-        contributions.append(
-            RodRodPotential(
-                rod,
+        between_rods = on_obstacles = rolling
+    else:
+        if obstacles:
+            if not spec.law:
+                raise InputError("contact.law is missing: give the law between rods and obstacles.")
+            on_obstacles = ObstaclePotential(
+                _law(spec.law, "contact.law"),
+                damping=_dissipative(spec.damping, DampingLaw, "contact.damping"),
+                friction=_dissipative(spec.friction, CoulombFrictionLaw, "contact.friction"),
+            )
+        if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
+            raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
+        if spec.rod_law is not None:
+            between_rods = RodRodPotential(
                 _law(spec.rod_law, "contact.rod_law"),
                 damping=_dissipative(spec.rod_damping, DampingLaw, "contact.rod_damping"),
                 friction=_dissipative(
                     spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction"
                 ),
-                pairs=pairs,  # type: ignore[arg-type]
-                self_contact=spec.self_contact,
-                margin=spec.margin,
             )
-        )
-    radii = [s.radius for s in rod.sections]
-    if any(not r > 0 for r in radii):
-        raise InputError(
-            "[contact] needs a contact radius for every rod: give the section a radius "
-            "(section.radius or a circular section)."
-        )
-    search = ContactSearch(
-        rods,
-        rod.displacement,
-        radii,
-        margin=spec.margin,
-        pairs=pairs,  # type: ignore[arg-type]
-        self_contact=spec.self_contact,
-        obstacles=obstacles,
-    )
-    writer = None
-    if folder is not None and spec.output_every > 0:
-        writer = ContactPointWriter(folder / "contacts", rods.comm)
-    monitor = ContactMonitor(ContactTracker(search), writer, write_every=spec.output_every)
-    return contributions, [monitor]
+    for pair in pairs:
+        scene.add(pair, between_rods)
+    if spec.self_contact:
+        scene.add("self", between_rods)
+    for obstacle in obstacles:
+        scene.add(obstacle, on_obstacles)
+    return scene

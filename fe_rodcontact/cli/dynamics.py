@@ -60,9 +60,7 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
-    contributions, monitors = (
-        build_contact(case.contact, rod, folder) if case.contact is not None else ([], [])
-    )
+    contact = build_contact(case.contact, rod, folder) if case.contact is not None else None
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],
@@ -72,8 +70,7 @@ def run_case(
         spectral_radius=case.time.spectral_radius,
         mass=case.time.mass,
         petsc_options=case.time.petsc_options,
-        contributions=contributions,
-        monitors=monitors,
+        contact=contact,
     )
     problem.set_initial_velocity(
         case.initial.field("velocity"), case.initial.field("angular_velocity")
@@ -107,9 +104,9 @@ def run_case(
             problem.write_checkpoint(checkpoint)
     finally:
         problem.series.save(folder / case.output.series, comm)
-        for contribution in contributions:
-            if isinstance(contribution, RollingContact):
-                contribution.write_records(folder / "contacts.csv")
+        for model in contact.models if contact is not None else ():
+            if isinstance(model, RollingContact):
+                model.write_records(folder / "contacts.csv")
         if fields is not None:
             fields.close()
     return folder

@@ -28,7 +28,7 @@ from fe_rodcontact.cli.contact_case import ContactSpec
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.expressions import parse_expression
 from fe_rodcontact.stepping.dynamics import INTEGRATORS, TimeStepping
-from fe_rodcontact.stepping.integrators import TimedLoad
+from fe_rodcontact.stepping.integrator import TimedLoad
 
 __all__ = [
     "DynamicLoadSpec",

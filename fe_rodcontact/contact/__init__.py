@@ -1,4 +1,9 @@
-"""Contact: where rods touch, the contact laws, and the kernels G that smear a point constraint."""
+"""Contact: a scene of targets and models, the models, their laws, and where rods touch.
+
+The user's entry point is :class:`ContactScene` (declare targets, each with a model:
+:class:`RollingContact`, :class:`ObstaclePotential`, :class:`RodRodPotential`), given to a
+problem as ``contact=``. Models derive from :class:`ContactModel`.
+"""
 
 from fe_rodcontact.contact.geometry.centreline import REPRESENTATIONS, Centreline, SegmentArrays
 from fe_rodcontact.contact.geometry.kernels import (
@@ -40,13 +45,21 @@ from fe_rodcontact.contact.laws import (
     material_point_velocity,
     relative_velocity,
 )
-from fe_rodcontact.contact.monitor import ContactMonitor
+from fe_rodcontact.contact.model import (
+    SCHEMES,
+    Binding,
+    ContactModel,
+    EndVelocityRows,
+    StepContext,
+    StepKinematics,
+)
 from fe_rodcontact.contact.potential.obstacle import ObstaclePotential
 from fe_rodcontact.contact.potential.rod_rod import RodRodPotential
 from fe_rodcontact.contact.rolling.model import RollingContact
-from fe_rodcontact.io.contact_points import ContactPointWriter
+from fe_rodcontact.contact.scene import CENTRELINES, ContactOutput, ContactScene
 
 __all__ = [
+    "CENTRELINES",
     "KERNELS",
     "KIND_OBSTACLE",
     "KIND_ROD",
@@ -55,12 +68,15 @@ __all__ = [
     "MODE_LINE",
     "MODE_POINT",
     "REPRESENTATIONS",
+    "SCHEMES",
     "AdhesiveLaw",
+    "Binding",
     "Centreline",
     "CentrelineStencils",
     "ContactError",
-    "ContactMonitor",
-    "ContactPointWriter",
+    "ContactModel",
+    "ContactOutput",
+    "ContactScene",
     "ContactSearch",
     "ContactSet",
     "ContactTracker",
@@ -70,6 +86,7 @@ __all__ = [
     "Cylinder",
     "DampingLaw",
     "DissipativeLaw",
+    "EndVelocityRows",
     "FrictionLaw",
     "GapError",
     "HatKernel",
@@ -87,6 +104,8 @@ __all__ = [
     "SegmentArrays",
     "SmoothPenaltyLaw",
     "Stencils",
+    "StepContext",
+    "StepKinematics",
     "check_gap",
     "contact_wrenches",
     "get_kernel",

@@ -23,6 +23,8 @@ __all__ = [
     "apply_left_jacobian",
     "apply_right_jacobian",
     "axial",
+    "cayley",
+    "cayley_jacobian",
     "curvature",
     "exp_so3",
     "left_jacobian",
@@ -45,6 +47,17 @@ def skew(v: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
 def axial(a: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
     """The axial vector of the skew part of a 3×3 matrix."""
     return ufl.as_vector([a[2, 1] - a[1, 2], a[0, 2] - a[2, 0], a[1, 0] - a[0, 1]]) / 2
+
+
+def cayley(tau: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
+    """cay(τ) = I + 4/(4+|τ|²)([τ]× + ½[τ]×²): the rotation of the Cayley vector τ (smooth)."""
+    t = skew(tau)
+    return ufl.Identity(3) + 4 / (4 + ufl.dot(tau, tau)) * (t + 0.5 * t * t)
+
+
+def cayley_jacobian(tau: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
+    """H(τ) = (I − ½[τ]×)/(1+|τ|²/4), with cay(τ)ᵀ d cay(τ) = [H(τ) dτ]×."""
+    return (ufl.Identity(3) - 0.5 * skew(tau)) / (1 + ufl.dot(tau, tau) / 4)
 
 
 def _series_or(

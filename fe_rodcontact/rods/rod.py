@@ -21,13 +21,16 @@ import ufl
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods import kinematics
 from fe_rodcontact.rods.mesh import RodMesh
-from fe_rodcontact.rods.rotations import exp_map, log_map
+from fe_rodcontact.rods.rotations import cayley_map, exp_map, log_map
 from fe_rodcontact.rods.section import Section
 
-__all__ = ["CosseratRod", "reference_frames_at", "scatter_to_quadrature"]
+__all__ = ["INCREMENTS", "CosseratRod", "reference_frames_at", "scatter_to_quadrature"]
 
 Array = npt.NDArray[np.float64]
 
+INCREMENTS = ("rotation vector", "cayley")
+"""How the rotation unknown θ of a step turns Λₙ into Λ: exp(θ) (statics) or cay(θ) (time
+steps, whose unknown is the Cayley vector τ)."""
 REDUCED_QUADRATURE_DEGREE = {1: 1, 2: 3}
 """Quadrature degree of the reduced (Gauss, p points for Pp) rule used for elastic terms."""
 
@@ -124,12 +127,7 @@ class CosseratRod:
         self._dP = ufl.Measure("dP", domain=mesh, subdomain_data=rods.vertex_tags)
         self._test = ufl.TestFunction(self._V)
         self._strain_energy = self.strain_energy_density() * self._dx
-        self._commit_expressions = (
-            dolfinx.fem.Expression(
-                kinematics.exp_so3(self.increment) * self._rotation_qp, self._quadrature_points
-            ),
-            dolfinx.fem.Expression(self.curvature, self._quadrature_points),
-        )
+        self._commit_expressions: dict[str, tuple[dolfinx.fem.Expression, ...]] = {}
         self._energy_form = dolfinx.fem.form(self._strain_energy)
 
     # -- set-up -------------------------------------------------------------------------------
@@ -391,19 +389,44 @@ class CosseratRod:
         """θ at the nodes (owned and ghost), shape (n, 3)."""
         return self._state.x.array.reshape(-1, 6)[:, 3:]
 
-    def commit(self) -> None:
-        """Accept the current (u, θ): Λₙ ← exp(θ) Λₙ, Ωₙ ← Ω, nodal rotations, then θ ← 0."""
+    def _updates(self, increment: str) -> tuple[dolfinx.fem.Expression, ...]:
+        """Λ and Ω after the increment, as expressions at the quadrature points (built once)."""
+        if increment not in self._commit_expressions:
+            theta = self.increment
+            if increment == "rotation vector":
+                rotation = kinematics.exp_so3(theta) * self._rotation_qp
+                curvature = self.curvature
+            else:
+                rotation = kinematics.cayley(theta) * self._rotation_qp
+                change = kinematics.cayley_jacobian(theta) * self.arclength_derivative(theta)
+                curvature = self._curvature_qp + self._rotation_qp.T * change
+            self._commit_expressions[increment] = (
+                dolfinx.fem.Expression(rotation, self._quadrature_points),
+                dolfinx.fem.Expression(curvature, self._quadrature_points),
+            )
+        return self._commit_expressions[increment]
+
+    def commit(self, increment: str = "rotation vector") -> None:
+        """Accept the current (u, θ): Λₙ ← R(θ)Λₙ, Ωₙ ← Ω, nodal rotations, then θ ← 0.
+
+        Args:
+            increment: What θ is (:data:`INCREMENTS`): a rotation vector, R = exp (statics), or
+                a Cayley vector, R = cay (the time steps).
+        """
+        if increment not in INCREMENTS:
+            raise ValueError(f"increment must be one of {INCREMENTS}, got {increment!r}.")
         self._state.x.scatter_forward()
         mesh = self.mesh
         n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
         cells = np.arange(n_cells, dtype=np.int32)
-        rotation_expr, curvature_expr = self._commit_expressions
+        rotation_expr, curvature_expr = self._updates(increment)
         new_rotation = rotation_expr.eval(mesh, cells)
         new_curvature = curvature_expr.eval(mesh, cells)
         scatter_to_quadrature(self._rotation_qp, new_rotation)
         scatter_to_quadrature(self._curvature_qp, new_curvature)
+        rotate = exp_map if increment == "rotation vector" else cayley_map
         nodes = self._node_rotation.x.array.reshape(-1, 3, 3)
-        nodes[:] = exp_map(self.node_increments()) @ nodes
+        nodes[:] = rotate(self.node_increments()) @ nodes
         self.node_increments()[:] = 0.0
         self._displacement.x.array.reshape(-1, 3)[:] = self._state.x.array.reshape(-1, 6)[:, :3]
 

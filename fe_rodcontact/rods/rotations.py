@@ -1,13 +1,29 @@
-"""Rotations as numpy arrays: exponential and logarithm maps, frames along curves.
+"""Rotations as numpy arrays: [v]×, exponential, logarithm and Cayley maps, frames along curves.
 
-Used on nodal and quadrature-point data (vectorised over a leading axis); the UFL
-counterparts for forms live in :mod:`fe_rodcontact.rods.kinematics`.
+Used on nodal and quadrature-point data (vectorised over leading axes); the UFL counterparts for
+forms live in :mod:`fe_rodcontact.rods.kinematics`. Statics updates rotations with the
+exponential map of the rotation vector θ, time steps with the Cayley map of τ,
+
+    cay(τ) = I + 4/(4+|τ|²) ([τ]× + ½[τ]×²),   H(τ) = (I − ½[τ]×)/(1 + |τ|²/4),
+
+smooth for every τ (a rotation increment of less than π per step).
 """
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["axial", "exp_map", "log_map", "parallel_transport_frames", "skew"]
+from fe_rodcontact.errors import InputError
+
+__all__ = [
+    "axial",
+    "cayley_jacobian",
+    "cayley_map",
+    "cayley_vector",
+    "exp_map",
+    "log_map",
+    "parallel_transport_frames",
+    "skew",
+]
 
 Array = npt.NDArray[np.float64]
 
@@ -69,6 +85,30 @@ def log_map(rotation: npt.ArrayLike) -> Array:
         sign = np.where(np.sum(n * ax[near_pi], axis=-1) < 0, -1.0, 1.0)
         out[near_pi] = (sign * angle[near_pi])[:, None] * n
     return out
+
+
+def cayley_map(tau: npt.ArrayLike) -> Array:
+    """cay(τ) for an array of vectors (..., 3) → (..., 3, 3)."""
+    tau = np.asarray(tau, dtype=float)
+    t = skew(tau)
+    factor = 4.0 / (4.0 + np.einsum("...i,...i->...", tau, tau))
+    return np.eye(3) + factor[..., None, None] * (t + 0.5 * t @ t)
+
+
+def cayley_jacobian(tau: npt.ArrayLike) -> Array:
+    """H(τ) = (I − ½[τ]×)/(1 + |τ|²/4) for an array of vectors (..., 3) → (..., 3, 3)."""
+    tau = np.asarray(tau, dtype=float)
+    size = 1.0 + 0.25 * np.einsum("...i,...i->...", tau, tau)
+    return (np.eye(3) - 0.5 * skew(tau)) / size[..., None, None]
+
+
+def cayley_vector(rotation: npt.ArrayLike) -> Array:
+    """The Cayley vector τ = 4 axial(R)/(1 + tr R) of rotations (..., 3, 3); |angle| < π."""
+    r = np.asarray(rotation, dtype=float)
+    trace = np.einsum("...ii->...", r)
+    if np.any(1.0 + trace < 1e-12):
+        raise InputError("a rotation increment of π or more within one step: reduce the time step.")
+    return 4.0 * axial(r) / (1.0 + trace)[..., None]
 
 
 def _perpendicular(t: Array, hint: Array | None) -> Array:

@@ -1,8 +1,11 @@
 """Dirichlet conditions of :class:`~fe_rodcontact.rods.loads.Support` as DOLFINx DirichletBCs.
 
-A support fixes displacement components to λ ū (or u(t)) and the rotation at a rod end to a
-target Λ* = exp(ψ) Λ₀; since the unknown is the rotation increment θ since the last commit,
-the prescribed θ is log(Λ* Λₙᵀ), recomputed before every step from the end node's rotation.
+A support fixes displacement components to λ ū (statics, λ the load factor) or u(t) (a history)
+and the rotation at a rod end to a target Λ* = exp(ψ) Λ₀ (ψ = λ ψ̄ or ψ(t)). The rotation unknown
+of a step is the increment from the last committed rotation Λₙ, so the prescribed value is the
+increment from the end node's Λₙ to Λ*, recomputed before every step: the rotation vector
+log(Λ* Λₙᵀ) in statics, the Cayley vector cay⁻¹(Λ* Λₙᵀ) in the time steps
+(:data:`~fe_rodcontact.rods.rod.INCREMENTS`).
 """
 
 from collections.abc import Sequence
@@ -12,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.rods.loads import Support
-from fe_rodcontact.rods.rod import CosseratRod
-from fe_rodcontact.rods.rotations import exp_map, log_map
+from fe_rodcontact.rods.rod import INCREMENTS, CosseratRod
+from fe_rodcontact.rods.rotations import cayley_vector, exp_map, log_map
 
 __all__ = ["SupportConditions"]
 
@@ -24,11 +27,17 @@ class SupportConditions:
     Args:
         rod: The rod model.
         supports: The supports.
+        increment: What the rotation unknown is (:data:`~fe_rodcontact.rods.rod.INCREMENTS`).
     """
 
-    def __init__(self, rod: CosseratRod, supports: Sequence[Support]):
+    def __init__(
+        self, rod: CosseratRod, supports: Sequence[Support], increment: str = "rotation vector"
+    ):
+        if increment not in INCREMENTS:
+            raise ValueError(f"increment must be one of {INCREMENTS}, got {increment!r}.")
         self._rod = rod
         self._supports = tuple(supports)
+        self._increment = increment
         V = rod.function_space
         mesh = rod.mesh
         self._bcs: list[dolfinx.fem.DirichletBC] = []
@@ -66,22 +75,39 @@ class SupportConditions:
         found = self._rod.mesh.comm.allgather(local)
         return next(f[0] for f in found if len(f))
 
+    def _constants(self) -> list[dolfinx.fem.Constant]:
+        return [value for _, u, theta in self._values for value in (*u, *theta)]
+
+    def hold(self) -> list[float]:
+        """Set every prescribed value to zero (for accelerations); returns the old values."""
+        values = self._constants()
+        old = [float(v.value) for v in values]
+        for v in values:
+            v.value = 0.0
+        return old
+
+    def release(self, old: list[float]) -> None:
+        """Undo :meth:`hold`."""
+        for v, x in zip(self._constants(), old, strict=True):
+            v.value = x
+
     def update(self, load_factor: float, time: float | None = None) -> None:
         """Set the prescribed values for the coming step.
 
         Args:
-            load_factor: λ for statics (prescribed values grow as λ ū and exp(λψ)).
+            load_factor: λ for statics (prescribed values grow as λ ū and exp(λψ)); 1 in time.
             time: For dynamics: the time at which histories are evaluated (then λ is ignored
                 for supports that give a history).
         """
+        increment = log_map if self._increment == "rotation vector" else cayley_vector
         for (support, u_values, theta_values), node, rotation0 in zip(
-            self._values, self._node_dof, self._initial_rotation
+            self._values, self._node_dof, self._initial_rotation, strict=True
         ):
             if time is not None and support.displacement_history is not None:
                 displacement = np.asarray(support.displacement_history(time), dtype=float)
             else:
                 displacement = load_factor * np.asarray(support.displacement)
-            for value, component in zip(u_values, support.displacement_components):
+            for value, component in zip(u_values, support.displacement_components, strict=True):
                 value.value = displacement[component]
             if theta_values:
                 if time is not None and support.rotation_history is not None:
@@ -89,6 +115,6 @@ class SupportConditions:
                 else:
                     psi = load_factor * np.asarray(support.rotation)
                 target = exp_map(psi) @ rotation0
-                increment = log_map(target @ self._end_rotation(node).T)
-                for value, component in zip(theta_values, support.rotation_components):
-                    value.value = increment[component]
+                step = increment(target @ self._end_rotation(node).T)
+                for value, component in zip(theta_values, support.rotation_components, strict=True):
+                    value.value = step[component]

@@ -2,9 +2,8 @@
 
 The rod residual R and its Jacobian J come from a
 :class:`~fe_rodcontact.solvers.newton.NewtonProblem`
-(pack-once assembly of the UFL forms, Dirichlet rows); point contributions
-(:class:`~fe_rodcontact.stepping.contributions.PointContribution`: rolling constraints, point
-contact
+(pack-once assembly of the UFL forms, Dirichlet rows); point terms
+(:class:`~fe_rodcontact.solvers.linearisation.PointTerms`: rolling constraints, point contact
 forces) add f(x, μ) with its tangent K = ∂f/∂x, the coupling G = ∂f/∂μ, and constraint rows
 c(x, μ) with C = ∂c/∂x and D = ∂c/∂μ (zero for pure constraints). One PETSc SNES solves
 
@@ -50,6 +49,7 @@ import dolfinx.la.petsc
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.solvers.linearisation import PointLinearisation, PointTerms, combine
 from fe_rodcontact.solvers.newton import (
     NewtonProblem,
     _set_options,
@@ -58,9 +58,8 @@ from fe_rodcontact.solvers.newton import (
 )
 from fe_rodcontact.solvers.ordered_matrix import OrderedMatrix
 from fe_rodcontact.solvers.solve_check import LinearSolveCheck
-from fe_rodcontact.stepping.contributions import PointContribution, PointLinearisation
 
-__all__ = ["ConstrainedNewton", "combine"]
+__all__ = ["ConstrainedNewton"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -139,54 +138,12 @@ def _forced_step_from_a_solution(snes: PETSc.SNES, norms: FloatArray, atol: floa
     )
 
 
-def _empty_entries() -> tuple[IntArray, IntArray, FloatArray]:
-    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-
-
-def combine(parts: Sequence[PointLinearisation], sizes: Sequence[int]) -> PointLinearisation:
-    """One linearisation from several, multipliers numbered consecutively in ``sizes``."""
-    if len(parts) == 1:
-        return parts[0]
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-
-    def stack(entries: list[tuple[IntArray, IntArray, FloatArray]]) -> tuple:
-        if not entries:
-            return _empty_entries()
-        return tuple(np.concatenate([e[i] for e in entries]) for i in range(3))
-
-    return PointLinearisation(
-        force_rows=np.concatenate([p.force_rows for p in parts] or [np.zeros(0, np.int64)]),
-        force_values=np.concatenate([p.force_values for p in parts] or [np.zeros(0)]),
-        constraint=np.concatenate([p.constraint for p in parts] or [np.zeros(0)]),
-        stiffness=stack([p.stiffness for p in parts]),
-        coupling=stack(
-            [(p.coupling[0], p.coupling[1] + o, p.coupling[2]) for p, o in zip(parts, offsets)]
-        ),
-        constraint_jacobian=stack(
-            [
-                (p.constraint_jacobian[0] + o, p.constraint_jacobian[1], p.constraint_jacobian[2])
-                for p, o in zip(parts, offsets)
-            ]
-        ),
-        multiplier_jacobian=stack(
-            [
-                (
-                    p.multiplier_jacobian[0] + o,
-                    p.multiplier_jacobian[1] + o,
-                    p.multiplier_jacobian[2],
-                )
-                for p, o in zip(parts, offsets)
-            ]
-        ),
-    )
-
-
 class ConstrainedNewton:
-    """Newton's method on the rods with point contributions (see the module docs).
+    """Newton's method on the rods with point terms (see the module docs).
 
     Args:
         problem: The rod's Newton problem (residual, Jacobian, Dirichlet conditions).
-        contributions: The point contributions.
+        terms: The point terms (their multipliers are numbered in this order).
         petsc_options_prefix: Prefix of this SNES's options (non-empty).
         petsc_options: SNES options (tolerances; the linear solver is chosen here, see the
             module docs).
@@ -198,13 +155,13 @@ class ConstrainedNewton:
     def __init__(
         self,
         problem: NewtonProblem,
-        contributions: Sequence[PointContribution],
+        terms: Sequence[PointTerms],
         *,
         petsc_options_prefix: str,
         petsc_options: dict[str, object] | None = None,
     ):
         self._problem = problem
-        self._contributions = tuple(contributions)
+        self._terms = tuple(terms)
         self._prefix = petsc_options_prefix
         self._options = dict(petsc_options or {})
         space = problem.unknown.function_space
@@ -307,36 +264,8 @@ class ConstrainedNewton:
         self._snes.setConvergenceHistory(reset=True)
 
     # -- the solve -------------------------------------------------------------------------------
-    def solve_until_settled(self, max_solves: int) -> tuple[bool, int]:
-        """Solve, let the contributions move their points, and solve again until none moves.
-
-        A step's (or load step's) loop: :meth:`PointContribution.move_points` moves points and
-        switches rows, never a coefficient of the rod's forms, so the later solves are
-        ``same_step`` ones (:meth:`solve`).
-
-        Args:
-            max_solves: Solves before giving up ("did not settle", in :attr:`failure`).
-
-        Returns:
-            (converged and settled, Newton iterations of all the solves).
-        """
-        total = 0
-        for k in range(max_solves):
-            converged, iterations = self.solve(same_step=k > 0)
-            total += iterations
-            if not converged:
-                return False, total
-            moved = [
-                c.move_points(mu)
-                for c, mu in zip(self._contributions, self.split_multipliers(), strict=True)
-            ]
-            if not any(moved):
-                return True, total
-        self._failure = f"contact points did not settle in {max_solves} solves"
-        return False, total
-
     def solve(self, *, same_step: bool = False) -> tuple[bool, int]:
-        """Newton from the current rod state and the contributions' initial multipliers.
+        """Newton from the current rod state and the terms' initial multipliers.
 
         Serially, a solve whose linear solve failed with PETSc's LU is repeated from its start
         with MUMPS (module docs); the iterations of both count.
@@ -349,7 +278,7 @@ class ConstrainedNewton:
         Returns:
             (converged, iterations); the rod state and :attr:`multipliers` hold the last iterate.
         """
-        self._sizes = [c.num_multipliers for c in self._contributions]
+        self._sizes = [c.num_multipliers for c in self._terms]
         m = int(sum(self._sizes))
         self._layout(m)
         start = self._problem.unknown.x.array.copy()
@@ -393,8 +322,8 @@ class ConstrainedNewton:
         self._linearised = None
         unknown = self._problem.unknown
         start = (
-            np.concatenate([c.initial_multipliers() for c in self._contributions])
-            if self._contributions
+            np.concatenate([c.initial_multipliers() for c in self._terms])
+            if self._terms
             else np.zeros(0)
         )
         array = self._X.getArray()
@@ -441,7 +370,7 @@ class ConstrainedNewton:
         return converged, int(self._snes.getIterationNumber()), linear_failure
 
     def split_multipliers(self) -> list[FloatArray]:
-        """:attr:`multipliers` split per contribution."""
+        """:attr:`multipliers` split per term."""
         offsets = np.cumsum([0, *self._sizes])
         return [self.multipliers[a:b] for a, b in itertools.pairwise(offsets)]
 
@@ -476,8 +405,7 @@ class ConstrainedNewton:
                 return cached.linearised
         self._take(X)
         parts = [
-            c.linearise(mu)
-            for c, mu in zip(self._contributions, self.split_multipliers(), strict=True)
+            c.linearise(mu) for c, mu in zip(self._terms, self.split_multipliers(), strict=True)
         ]
         linearised = combine(parts, self._sizes)
         self._linearised = _Linearised(key, X.getArray(readonly=True).copy(), linearised)

@@ -13,7 +13,7 @@ killed while writing leaves the previous file intact.
 """
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +93,15 @@ def scatter_cell_values(
         function.x.scatter_forward()
 
 
-def save_npz(path: str | Path, comm: MPI.Comm, arrays: dict[str, Array] | None) -> None:
+def save_npz(
+    path: str | Path, comm: MPI.Comm, arrays: Mapping[str, npt.NDArray[np.generic]] | None
+) -> None:
     """Rank 0 writes ``arrays`` to ``path`` atomically; every rank raises if that fails."""
     path = Path(path)
     message = None
     if comm.rank == 0:
         assert arrays is not None
-        stored: dict[str, Any] = arrays  # numpy's stubs reject **dict[str, ndarray]
+        stored: dict[str, Any] = dict(arrays)  # numpy's stubs reject **dict[str, ndarray]
         partial = path.with_name(f".{path.name}.partial.npz")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ A monitor implements :class:`StepMonitor`: :meth:`StepMonitor.observe` is called
 configuration of step ``step`` at time ``t`` is final (t = 0 included), collectively on every
 rank, and :meth:`StepMonitor.record` returns the scalars it adds to that step's row of the time
 series. :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` takes a sequence of them
-(``monitors=``); :class:`fe_rodcontact.contact.ContactMonitor` is the contact search's.
+(``monitors=``); contact has its own (the contact scene's scalars join the same row).
 """
 
 from typing import Protocol

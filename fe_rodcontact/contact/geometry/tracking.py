@@ -36,7 +36,13 @@ from fe_rodcontact.contact.geometry.search import (
 )
 from fe_rodcontact.errors import raise_collectively
 
-__all__ = ["ContactError", "ContactSet", "ContactTracker"]
+__all__ = [
+    "ContactError",
+    "ContactSet",
+    "ContactTracker",
+    "contact_set_arrays",
+    "contact_set_from_arrays",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -85,6 +91,21 @@ class ContactSet:
         """The smallest gap (inf when there is no contact)."""
         return float(self.contacts.gap.min()) if len(self) else float("inf")
 
+    def take(self, rows: IntArray) -> "ContactSet":
+        """The contacts at ``rows`` (``released`` stays that of the whole set)."""
+        ids = self.ids[rows]
+        return ContactSet(
+            step=self.step,
+            time=self.time,
+            contacts=self.contacts.take(rows),
+            ids=ids,
+            born=self.born[rows],
+            new=self.new[np.isin(self.new, ids)],
+            persisting=self.persisting[np.isin(self.persisting, ids)],
+            released=self.released,
+            names=self.names,
+        )
+
     def index(self, identity: int) -> int:
         """Row of the contact with this identity; KeyError when it is not in the set."""
         where = np.flatnonzero(self.ids == identity)
@@ -100,6 +121,41 @@ class ContactSet:
             return f"rod {name!r} at s = {c.s_a[row]:.6g} and obstacle {int(c.rod_b[row])}"
         other = self.names[int(c.rod_b[row])] if self.names else f"rod {int(c.rod_b[row])}"
         return f"rod {name!r} at s = {c.s_a[row]:.6g} and rod {other!r} at s = {c.s_b[row]:.6g}"
+
+
+def contact_set_arrays(contacts: ContactSet) -> dict[str, np.ndarray]:
+    """A contact set as named arrays (for checkpoints; the events are not kept)."""
+    arrays = {
+        f"contacts_{name}": np.asarray(getattr(contacts.contacts, name))
+        for name in RawContacts.fields()
+    }
+    arrays["ids"] = np.asarray(contacts.ids)
+    arrays["born"] = np.asarray(contacts.born)
+    arrays["step_time"] = np.array([contacts.step, contacts.time], dtype=float)
+    return arrays
+
+
+def contact_set_from_arrays(
+    arrays: dict[str, np.ndarray], names: tuple[str, ...]
+) -> ContactSet | None:
+    """The contact set of :func:`contact_set_arrays` (``None`` if the arrays hold none)."""
+    if "ids" not in arrays:
+        return None
+    step, time = arrays["step_time"]
+    ids = np.asarray(arrays["ids"], dtype=np.int64)
+    return ContactSet(
+        step=int(step),
+        time=float(time),
+        contacts=RawContacts(
+            *(_frozen(np.array(arrays[f"contacts_{f}"])) for f in RawContacts.fields())
+        ),
+        ids=_frozen(ids),
+        born=_frozen(np.asarray(arrays["born"], dtype=np.int64)),
+        new=_frozen(np.zeros(0, np.int64)),
+        persisting=_frozen(ids),
+        released=_frozen(np.zeros(0, np.int64)),
+        names=names,
+    )
 
 
 class ContactTracker:
@@ -163,9 +219,24 @@ class ContactTracker:
                 a free rod end.
         """
         found = self._search.find(time)
-        names = self._search.rods.names
         if check_start if check_start is not None else self._current is None:
-            raise_collectively(self._search.rods.comm, self._start_problem(found))
+            tolerance = np.full(len(found), self._tolerance)
+            raise_collectively(self._search.rods.comm, self.start_problem(found, tolerance))
+        return self.track(found, step, time)
+
+    def track(self, found: RawContacts, step: int, time: float) -> ContactSet:
+        """The snapshot of contacts ``found`` by the search in the configuration of ``step``.
+
+        Args:
+            found: The search's result for this configuration.
+            step: Its step number.
+            time: Its time.
+
+        Raises:
+            ContactError: On every rank, with ``on_rod_end="error"``, when a contact reaches
+                a free rod end.
+        """
+        names = self._search.rods.names
         previous = self._current
         ids = np.full(len(found), -1, dtype=np.int64)
         born = np.full(len(found), step, dtype=np.int64)
@@ -204,38 +275,15 @@ class ContactTracker:
 
     def state(self) -> dict[str, np.ndarray]:
         """The last snapshot and the next identity as named arrays (for checkpoints)."""
-        current = self._current
         arrays: dict[str, np.ndarray] = {"next_id": np.array([self._next_id])}
-        if current is None:
-            return arrays
-        for name in RawContacts.fields():
-            arrays[f"contacts_{name}"] = np.asarray(getattr(current.contacts, name))
-        arrays["ids"] = np.asarray(current.ids)
-        arrays["born"] = np.asarray(current.born)
-        arrays["step_time"] = np.array([current.step, current.time], dtype=float)
+        if self._current is not None:
+            arrays.update(contact_set_arrays(self._current))
         return arrays
 
     def restore(self, arrays: dict[str, np.ndarray]) -> None:
         """Continue from :meth:`state`: identities go on where they were."""
         self._next_id = int(arrays["next_id"][0])
-        if "ids" not in arrays:
-            self._current = None
-            return
-        step, time = arrays["step_time"]
-        ids = np.asarray(arrays["ids"], dtype=np.int64)
-        self._current = ContactSet(
-            step=int(step),
-            time=float(time),
-            contacts=RawContacts(
-                *(_frozen(np.array(arrays[f"contacts_{f}"])) for f in RawContacts.fields())
-            ),
-            ids=_frozen(ids),
-            born=_frozen(np.asarray(arrays["born"], dtype=np.int64)),
-            new=_frozen(np.zeros(0, np.int64)),
-            persisting=_frozen(ids),
-            released=_frozen(np.zeros(0, np.int64)),
-            names=self._search.rods.names,
-        )
+        self._current = contact_set_from_arrays(arrays, self._search.rods.names)
 
     def _match(
         self, previous: ContactSet, found: RawContacts, ids: IntArray, born: IntArray
@@ -292,8 +340,14 @@ class ContactTracker:
                 ids[row[j]], born[row[j]] = previous.ids[old_row[j]], previous.born[old_row[j]]
                 taken[row[j]] = used[old_row[j]] = True
 
-    def _start_problem(self, found: RawContacts) -> str | None:
-        """Why the starting configuration is not acceptable, or None."""
+    def start_problem(self, found: RawContacts, tolerance: FloatArray) -> str | None:
+        """Why the starting configuration is not acceptable, or None.
+
+        Args:
+            found: The contacts of the start.
+            tolerance: The depth accepted per contact (relative to R_a + R_b; R_a for
+                obstacles).
+        """
         if len(found) == 0:
             return None
         names = self._search.rods.names
@@ -318,7 +372,7 @@ class ContactTracker:
             a = int(found.rod_a[i])
             if found.kind[i] == KIND_OBSTACLE:
                 obstacle = self._search.obstacles[int(found.rod_b[i])]
-                if depth[i] > self._tolerance * radii[a]:
+                if depth[i] > tolerance[i] * radii[a]:
                     return (
                         f"at the start, rod {names[a]!r} penetrates obstacle "
                         f"{getattr(obstacle, 'name', found.rod_b[i])!r} at s = "
@@ -327,7 +381,7 @@ class ContactTracker:
                     )
                 continue
             b = int(found.rod_b[i])
-            if depth[i] > self._tolerance * (radii[a] + radii[b]):
+            if depth[i] > tolerance[i] * (radii[a] + radii[b]):
                 what = "itself" if found.kind[i] == KIND_SELF else f"rod {names[b]!r}"
                 return (
                     f"at the start, rod {names[a]!r} (s = {found.s_a[i]:.6g}) and {what} "

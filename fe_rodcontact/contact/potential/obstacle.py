@@ -24,14 +24,14 @@ The power laws are singular at g = 0: a gap ≤ 0 at a quadrature point at the s
 Newton iteration keeps g > 0 or fails, and the step is cut.
 """
 
-from collections.abc import Sequence
-
 import basix.ufl
 import dolfinx.fem
 import numpy as np
+import numpy.typing as npt
 import ufl
 
 from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
+from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws import (
     AdhesiveLaw,
     CoulombFrictionLaw,
@@ -41,8 +41,8 @@ from fe_rodcontact.contact.laws import (
     RepulsiveLaw,
     SmoothPenaltyLaw,
 )
+from fe_rodcontact.contact.model import Binding, ContactModel, StepContext, StepKinematics
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.rods.rod import CosseratRod
 
 __all__ = ["ObstaclePotential", "ufl_energy"]
 
@@ -104,12 +104,34 @@ def _ufl_distance(
     raise InputError(f"obstacle {type(obstacle).__name__} has no UFL distance.")
 
 
-class ObstaclePotential:
-    """A conservative contact law between all rods and one rigid obstacle, as a step term.
+class _ObstacleTerm:
+    """One obstacle of the model: its position at both ends of the step and its energy form."""
+
+    def __init__(self, obstacle: Obstacle, model: "ObstaclePotential"):
+        mesh = model.binding.rod.mesh
+        assert isinstance(obstacle, Plane | Cylinder)  # (checked by the UFL distance)
+        point = np.asarray(obstacle.point, dtype=float)
+        self.obstacle = obstacle
+        self.point = point
+        velocity = obstacle.velocity if isinstance(obstacle, Plane) else np.zeros(3)
+        self.velocity = np.asarray(velocity, dtype=float)
+        self.origin_n = dolfinx.fem.Constant(mesh, point.copy())
+        self.origin_new = dolfinx.fem.Constant(mesh, point.copy())
+
+    def move(self, t: float, dt: float) -> None:
+        """The obstacle at tₙ = t and tₙ₊₁ = t + dt."""
+        self.origin_n.value[:] = self.point + t * self.velocity
+        self.origin_new.value[:] = self.point + (t + dt) * self.velocity
+
+
+class ObstaclePotential(ContactModel):
+    """A conservative contact law between the rods and rigid obstacles, as a term of the step.
+
+    Add it to each obstacle it acts on (:meth:`ContactScene.add
+    <fe_rodcontact.contact.scene.ContactScene.add>`); it acts between every rod and those
+    obstacles, with the rods' contact radii.
 
     Args:
-        rod: The rod model.
-        obstacle: An infinite :class:`Plane` (optionally moving) or :class:`Cylinder`.
         law: A conservative law (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw,
             SmoothPenaltyLaw).
         damping: Optional normal damping −β g^(−ν) (n⊗n) v (Tatone), v the velocity of the
@@ -120,60 +142,87 @@ class ObstaclePotential:
             section: v = Δx/Δt − R (τ/Δt) × n over the step (τ the step's spatial rotation
             increment). It acts at c: force F on the centreline and moment (c − x) × F; its
             work over the step, F·v Δt ≤ 0, is added to ``dissipated_energy``.
-        radii: Contact radius per rod (default: the sections' radii).
         quadrature_degree: Quadrature along the rods (default 2·degree + 2).
+
+    Raises:
+        InputError: For a law, damping or friction of the wrong kind.
     """
+
+    target_kinds = ("obstacle",)
+    start_tolerance = float("inf")  # its own check_start looks at every quadrature point
 
     def __init__(
         self,
-        rod: CosseratRod,
-        obstacle: Obstacle,
         law: NormalLaw,
         *,
         damping: DampingLaw | None = None,
         friction: CoulombFrictionLaw | None = None,
-        radii: Sequence[float] | None = None,
         quadrature_degree: int | None = None,
     ):
-        rods = rod.rods
-        comm = rods.comm
-        radius_values = [s.radius for s in rod.sections] if radii is None else list(radii)
-        message = None
-        if len(radius_values) != rods.num_rods:
-            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
-        elif any(not r > 0 for r in radius_values):
-            i = next(i for i, r in enumerate(radius_values) if not r > 0)
-            message = (
-                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
-                "section a radius (Section.circular(radius=...) or Section(..., radius=...))."
+        super().__init__()
+        if not isinstance(law, RepulsiveLaw | AdhesiveLaw | LinearPenaltyLaw | SmoothPenaltyLaw):
+            raise InputError(
+                f"ObstaclePotential's law must be a conservative law with a UFL energy "
+                f"(RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw, SmoothPenaltyLaw), got "
+                f"{type(law).__name__}."
             )
-        raise_collectively(comm, message)
-        self._rod = rod
-        self._obstacle = obstacle
+        if damping is not None and not isinstance(damping, DampingLaw):
+            raise InputError(
+                f"ObstaclePotential's damping must be a DampingLaw, got {type(damping).__name__}."
+            )
+        if friction is not None and not isinstance(friction, CoulombFrictionLaw):
+            raise InputError(
+                "ObstaclePotential's friction must be a CoulombFrictionLaw, got "
+                f"{type(friction).__name__}."
+            )
         self._law = law
         self._damping = damping
         self._friction = friction
-        self._dt = dolfinx.fem.Constant(rod.mesh, 1.0)
+        self._degree = quadrature_degree
+        self._terms: list[_ObstacleTerm] = []
         self._dissipation_form: dolfinx.fem.Form | None = None
+        self._energy_form: dolfinx.fem.Form | None = None
         self.dissipated_energy = 0.0
+        """Energy removed by damping and friction so far (never decreasing)."""
+
+    def bind(self, binding: Binding) -> None:
+        """The rods' radii as a cell function, the obstacles' distances and the energy form."""
+        super().bind(binding)
+        rod = binding.rod
+        rods = rod.rods
         mesh = rod.mesh
+        obstacles = [binding.obstacles[i] for i in binding.own_obstacles]
+        origin = dolfinx.fem.Constant(mesh, np.zeros(3))
+        for obstacle in obstacles:  # the UFL distance refuses what it cannot write
+            _ufl_distance(obstacle, ufl.SpatialCoordinate(mesh), origin)
+        self._terms = [_ObstacleTerm(o, self) for o in obstacles]
         dg0 = dolfinx.fem.functionspace(mesh, basix.ufl.element("DG", mesh.basix_cell(), 0))
         self._radius = dolfinx.fem.Function(dg0, name="contact_radius")
-        for i, r in enumerate(radius_values):
+        for i, r in enumerate(binding.radii):
             cells = rods.cells(i)
             self._radius.x.array[dg0.dofmap.list[cells].ravel()] = r
-        degree = quadrature_degree or 2 * rods.degree + 2
+        degree = self._degree or 2 * rods.degree + 2
         self._dx = ufl.Measure(
             "dx", domain=mesh, subdomain_data=rods.cell_tags, metadata={"quadrature_degree": degree}
         )
-        point = np.asarray(getattr(obstacle, "point"), dtype=float)
-        self._origin_n = dolfinx.fem.Constant(mesh, point.copy())
-        self._origin_new = dolfinx.fem.Constant(mesh, point.copy())
-        self._velocity = np.asarray(getattr(obstacle, "velocity", np.zeros(3)), dtype=float)
+        self._dt = dolfinx.fem.Constant(mesh, 1.0)
         self._reference = ufl.SpatialCoordinate(mesh)
         x_committed = self._reference + rod.displacement
-        self._energy_form = dolfinx.fem.form(
-            self._potential(x_committed, self._origin_n) * self._dx
+        energy = None
+        for term in self._terms:
+            potential = self._potential(term.obstacle, x_committed, term.origin_n)
+            energy = potential if energy is None else energy + potential
+        self._energy_form = dolfinx.fem.form(energy * self._dx)
+
+    def check_scheme(self, scheme: str) -> str | None:
+        """Only the energy–momentum step: the forces are its discrete gradient."""
+        if scheme == "energy-momentum":
+            return None
+        where = "in statics" if scheme == "static" else f"with integrator={scheme!r}"
+        return (
+            f"ObstaclePotential cannot run {where}: its forces are the energy-momentum step's "
+            "discrete gradient, so they need the energy-momentum integrator. Use "
+            "integrator='energy-momentum' (or RollingContact, which runs with every scheme)."
         )
 
     @property
@@ -185,38 +234,54 @@ class ObstaclePotential:
         Δt = 1 ms): 500 steps with l2, 938 with full steps (``basic``, cut steps), 1280 with
         the backtracking search (``bt``, which fails near convergence); the sliding rod takes
         the same 1000 steps with all three. (Between rods the measurements favour ``bt``, see
-        :class:`~fe_rodcontact.contact.RodRodPotential`.)
+        :class:`~fe_rodcontact.contact.potential.rod_rod.RodRodPotential`.)
         """
         return {"snes_linesearch_type": "l2"} if self._friction is not None else {}
 
     @property
     def name(self) -> str:
-        """Label of the obstacle."""
-        return str(getattr(self._obstacle, "name", "obstacle"))
+        """The obstacles' names."""
+        return ", ".join(repr(term.obstacle.name) for term in self._terms)
 
-    def _potential(self, x: ufl.core.expr.Expr, origin: dolfinx.fem.Constant) -> ufl.core.expr.Expr:
-        gap = _ufl_distance(self._obstacle, x, origin) - self._radius
+    def _potential(
+        self, obstacle: Obstacle, x: ufl.core.expr.Expr, origin: ufl.core.expr.Expr
+    ) -> ufl.core.expr.Expr:
+        gap = _ufl_distance(obstacle, x, origin) - self._radius
         return ufl_energy(self._law, gap)
 
-    def virtual_work(
-        self,
-        u_n: ufl.core.expr.Expr,
-        u_new: ufl.core.expr.Expr,
-        du: ufl.core.expr.Expr,
-        rotation_increment: ufl.core.expr.Expr,
-        dpsi: ufl.core.expr.Expr,
-    ) -> ufl.Form:
+    def virtual_work(self, kinematics: StepKinematics) -> ufl.Form:
         """The discrete-gradient contact force on the step (xₙ → xₙ₊₁) times δu, as a form."""
-        x_n = self._reference + u_n
-        x_new = self._reference + u_new
+        work, dissipation = None, None
+        for term in self._terms:
+            term_work, term_dissipation = self._obstacle_work(term, kinematics)
+            work = term_work if work is None else work + term_work
+            if term_dissipation is not None:
+                dissipation = (
+                    term_dissipation if dissipation is None else dissipation + term_dissipation
+                )
+        if dissipation is not None:
+            self._dissipation_form = dolfinx.fem.form(dissipation * self._dt * self._dx)
+        assert work is not None
+        return work
+
+    def _obstacle_work(
+        self, term: _ObstacleTerm, kinematics: StepKinematics
+    ) -> tuple[ufl.Form, ufl.core.expr.Expr | None]:
+        """The work of one obstacle's forces on the step and their dissipated power."""
+        obstacle = term.obstacle
+        du, dpsi = kinematics.du, kinematics.dpsi
+        x_n = self._reference + kinematics.u_n
+        x_new = self._reference + kinematics.u_new
         mid = ufl.variable(0.5 * (x_n + x_new))
         # The obstacle at the midpoint of the step for the midpoint gradient.
-        origin_mid = 0.5 * (self._origin_n + self._origin_new)
-        gradient = ufl.diff(self._potential(mid, origin_mid), mid)
+        origin_mid = 0.5 * (term.origin_n + term.origin_new)
+        gradient = ufl.diff(self._potential(obstacle, mid, origin_mid), mid)
         jump = x_new - x_n
         size2 = ufl.dot(jump, jump)
         small = ufl.lt(size2, (1e-10 * self._radius) ** 2)
-        change = self._potential(x_new, self._origin_new) - self._potential(x_n, self._origin_n)
+        change = self._potential(obstacle, x_new, term.origin_new) - self._potential(
+            obstacle, x_n, term.origin_n
+        )
         correction = (change - ufl.dot(gradient, jump)) / ufl.conditional(small, 1.0, size2)
         force = gradient + ufl.conditional(small, 0.0, 1.0) * correction * jump
         work = ufl.dot(force, du) * self._dx
@@ -224,7 +289,7 @@ class ObstaclePotential:
             # Normal damping at the midpoint: β g^(−ν) (n·Δx/Δt) n, dissipating
             # ∫ β g^(−ν) (n·Δx)²/Δt ds ≥ 0 over the step.
             point = ufl.variable(0.5 * (x_n + x_new))
-            distance = _ufl_distance(self._obstacle, point, origin_mid)
+            distance = _ufl_distance(obstacle, point, origin_mid)
             normal = ufl.diff(distance, point)
             viscosity = self._damping.coefficient * (distance - self._radius) ** (
                 -self._damping.exponent
@@ -236,13 +301,13 @@ class ObstaclePotential:
             dissipation = None
         if self._friction is not None:
             point = ufl.variable(0.5 * (x_n + x_new))
-            distance = _ufl_distance(self._obstacle, point, origin_mid)
+            distance = _ufl_distance(obstacle, point, origin_mid)
             normal = ufl.diff(distance, point)
             g = ufl.variable(distance - self._radius)
             pressure = -ufl.diff(ufl_energy(self._law, g), g)  # F_n = −W'(g), compressive > 0
             pressure = ufl.conditional(ufl.gt(pressure, 0), pressure, 0)
             arm = -self._radius * normal  # c − x
-            slip = (jump + ufl.cross(rotation_increment, arm)) / self._dt
+            slip = (jump + ufl.cross(kinematics.rotation_increment, arm)) / self._dt
             tangential = slip - ufl.dot(slip, normal) * normal
             epsilon = self._friction.regularization_velocity
             friction = (
@@ -254,54 +319,60 @@ class ObstaclePotential:
             work -= (ufl.dot(friction, du) + ufl.dot(ufl.cross(arm, friction), dpsi)) * self._dx
             rubbing = -ufl.dot(friction, slip)  # ≥ 0
             dissipation = rubbing if dissipation is None else dissipation + rubbing
-        if dissipation is not None:
-            self._dissipation_form = dolfinx.fem.form(dissipation * self._dt * self._dx)
-        return work
+        return work, dissipation
 
-    def prepare(self, t: float, dt: float) -> None:
-        """The obstacle's position at tₙ and tₙ₊₁, and the step."""
-        self._dt.value = dt
-        point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
-        self._origin_n.value[:] = point + t * self._velocity
-        self._origin_new.value[:] = point + (t + dt) * self._velocity
+    def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
+        """The obstacles' positions at tₙ and tₙ₊₁, and the step."""
+        self._dt.value = context.dt
+        for term in self._terms:
+            term.move(context.t, context.dt)
 
     def commit(self, t: float) -> None:
-        """After an accepted step (before the integrator moves on): dissipation, new position."""
+        """After an accepted step (before the scheme moves on): dissipation, new position."""
         if self._dissipation_form is not None:
             local = dolfinx.fem.assemble_scalar(self._dissipation_form)
-            self.dissipated_energy += float(self._rod.mesh.comm.allreduce(local))
-        point = np.asarray(getattr(self._obstacle, "point"), dtype=float)
-        self._origin_n.value[:] = point + t * self._velocity
-        self._origin_new.value[:] = self._origin_n.value
+            self.dissipated_energy += float(self.binding.rod.mesh.comm.allreduce(local))
+        for term in self._terms:
+            term.move(t, 0.0)
 
-    def diagnostics(self) -> dict[str, float]:
-        """The contact energy ∫ W(g(x)) ds of the committed state."""
+    def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
+        """The contact energy ∫ W(g(x)) ds of the committed state, and the dissipation."""
         local = dolfinx.fem.assemble_scalar(self._energy_form)
-        out = {"contact_energy": float(self._rod.mesh.comm.allreduce(local))}
-        if self._dissipation_form is not None:
+        out = {"contact_energy": float(self.binding.rod.mesh.comm.allreduce(local))}
+        if self._damping is not None or self._friction is not None:
             out["dissipated_energy"] = self.dissipated_energy
         return out
 
-    def check_start(self) -> None:
+    def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The energy dissipated so far."""
+        return {"dissipated_energy": np.array([self.dissipated_energy])}
+
+    def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        """Continue with the dissipated energy of the checkpoint."""
+        self.dissipated_energy = float(arrays["dissipated_energy"][0])
+
+    def check_start(self, contacts: ContactSet) -> None:
         """Every quadrature point has a positive gap (power laws are singular at g ≤ 0)."""
         if not self._law.singular:  # the penalty laws accept any gap
             return
-        rod = self._rod
-        x = self._reference + rod.displacement
-        gap = _ufl_distance(self._obstacle, x, self._origin_n) - self._radius
-        points = basix.make_quadrature(basix.CellType.interval, 2 * rod.rods.degree + 2)[0]
-        expression = dolfinx.fem.Expression(gap, points)
+        rod = self.binding.rod
         mesh = rod.mesh
+        points = basix.make_quadrature(basix.CellType.interval, 2 * rod.rods.degree + 2)[0]
         n_cells = mesh.topology.index_map(1).size_local
         cells = np.arange(n_cells, dtype=np.int32)
-        values = expression.eval(mesh, cells).reshape(n_cells, len(points))  # may be no cells
         message = None
-        if n_cells and values.min() <= 0:
-            cell, _ = np.unravel_index(np.argmin(values), values.shape)
-            rod_index = int(rod.rods.cell_tags.values[cell])
-            message = (
-                f"at the start, rod {rod.rods.names[rod_index]!r} has gap {values.min():.6g} "
-                f"<= 0 to obstacle {self.name!r}; the {type(self._law).__name__} is singular "
-                "there. Start the rod clear of the obstacle."
-            )
+        for term in self._terms:
+            x = self._reference + rod.displacement
+            gap = _ufl_distance(term.obstacle, x, term.origin_n) - self._radius
+            expression = dolfinx.fem.Expression(gap, points)
+            values = expression.eval(mesh, cells).reshape(n_cells, len(points))  # may be no cells
+            if message is None and n_cells and values.min() <= 0:
+                cell, _ = np.unravel_index(np.argmin(values), values.shape)
+                rod_index = int(rod.rods.cell_tags.values[cell])
+                message = (
+                    f"at the start, rod {rod.rods.names[rod_index]!r} has gap "
+                    f"{values.min():.6g} <= 0 to obstacle {term.obstacle.name!r}; the "
+                    f"{type(self._law).__name__} is singular there. Start the rod clear of "
+                    "the obstacle."
+                )
         raise_collectively(mesh.comm, message)

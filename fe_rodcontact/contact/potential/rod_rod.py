@@ -58,17 +58,16 @@ from dataclasses import dataclass
 
 from mpi4py import MPI
 
-import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import KIND_SELF, MODE_LINE, ContactSearch, RawContacts
-from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
-from fe_rodcontact.contact.geometry.tracking import ContactTracker
+from fe_rodcontact.contact.geometry.search import KIND_SELF, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws import CoulombFrictionLaw, DampingLaw, NormalLaw
-from fe_rodcontact.errors import raise_collectively
-from fe_rodcontact.rods.rod import CosseratRod
-from fe_rodcontact.stepping.contributions import PointLinearisation
+from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
+from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["SCHEMES", "RodRodPotential"]
 
@@ -174,113 +173,65 @@ class _State:
     bad: BoolArray  # a singular law met g ≤ 0
 
 
-class RodRodPotential:
-    """Potential contact between rods and of rods with themselves, as a point contribution.
+class RodRodPotential(ContactModel):
+    """Potential contact between rods and of rods with themselves, at the closest points.
+
+    Add it to the pairs of rods (or ``"rods"``, ``"self"``) it acts on; its cut-off is the
+    scene's search margin (the contacts are those the search finds).
 
     Args:
-        rod: The rods.
         law: Conservative law at point contacts (RepulsiveLaw, AdhesiveLaw, LinearPenaltyLaw,
             SmoothPenaltyLaw), positive force = repulsive.
         damping: Optional normal damping (Tatone) with the relative velocity at the contact.
         friction: Optional regularised Coulomb friction, normal force from ``law``.
         line_law: Law per unit length at line-contact points (default: ``law`` used as a
             density).
-        radii: Contact radius per rod (default: the sections' radii).
-        pairs: Rod pairs in contact (default: all pairs of distinct rods).
-        self_contact: Rods (or all, ``True``) whose self-contacts count.
-        margin: Search margin and cut-off m of the laws (default: half the smallest radius).
-        representation: Centreline of the search and the stencils (default: ``"smooth"`` for
-            P1, ``"p2"`` for P2; ``"polyline"`` is the P1 interpolation).
-        scheme: ``"energy-momentum"`` (the step's discrete gradient; for
-            :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem`) or ``"static"``.
         settle: Move the step's points to the equal-excess points (see the module docs).
         settle_tolerance: Change of the points (relative to the longest element) below which
             they have settled.
-        exclusion: Self-contact exclusion length (default of the search).
-        line_angle: Angle (degrees) below which segments are in line contact.
-        line_points: Gauss points per segment of a line contact.
+
+    Raises:
+        InputError: For laws of the wrong kind.
     """
+
+    at_points = True
+    target_kinds = ("pair", "self")
 
     def __init__(
         self,
-        rod: CosseratRod,
         law: NormalLaw,
         *,
         damping: DampingLaw | None = None,
         friction: CoulombFrictionLaw | None = None,
         line_law: NormalLaw | None = None,
-        radii: npt.ArrayLike | None = None,
-        pairs: list[tuple[int | str, int | str]] | None = None,
-        self_contact: bool | list[int | str] = False,
-        margin: float | None = None,
-        representation: str | None = None,
-        scheme: str = "energy-momentum",
         settle: bool = True,
         settle_tolerance: float = 1e-10,
-        exclusion: float | None = None,
-        line_angle: float = 5.0,
-        line_points: int = 2,
     ):
-        rods = rod.rods
-        comm = rods.comm
-        values = [s.radius for s in rod.sections] if radii is None else radii
-        radius_values = np.asarray(values, dtype=float).ravel()
+        super().__init__()
         message = None
         if not isinstance(law, NormalLaw) or (
             line_law is not None and not isinstance(line_law, NormalLaw)
         ):
-            message = "law and line_law must be conservative laws (NormalLaw), e.g. RepulsiveLaw."
+            what = type(law if not isinstance(law, NormalLaw) else line_law).__name__
+            message = (
+                f"RodRodPotential's law and line_law must be conservative laws (NormalLaw, e.g. "
+                f"RepulsiveLaw), got {what}; damping and friction are keyword arguments."
+            )
         elif damping is not None and not isinstance(damping, DampingLaw):
             message = f"damping must be a DampingLaw, got {type(damping).__name__}."
         elif friction is not None and not isinstance(friction, CoulombFrictionLaw):
             message = f"friction must be a CoulombFrictionLaw, got {type(friction).__name__}."
-        elif scheme not in SCHEMES:
-            message = f"unknown scheme {scheme!r}; use one of {list(SCHEMES)}."
-        elif scheme == "static" and (damping is not None or friction is not None):
-            message = "damping and friction need a time step; use scheme='energy-momentum'."
-        elif len(radius_values) != rods.num_rods:
-            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
-        elif not np.all(radius_values > 0):
-            i = int(np.flatnonzero(~(radius_values > 0))[0])
-            message = (
-                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
-                "section a radius (Section.circular(radius=...) or Section(..., radius=...))."
-            )
-        elif margin is not None and not (np.isfinite(margin) and margin > 0):
-            message = f"margin must be positive, got {margin!r}."
-        raise_collectively(comm, message)
-        if representation is None:
-            representation = "smooth" if rods.degree == 1 else "p2"
-        self._rod = rod
-        self._comm: MPI.Comm = comm
-        self._radii = radius_values
+        elif not (np.isfinite(settle_tolerance) and settle_tolerance > 0):
+            message = f"settle_tolerance must be positive, got {settle_tolerance!r}."
+        if message is not None:
+            raise InputError(message)
         self._law = law
         self._line_law = law if line_law is None else line_law
         self._damping = damping
         self._friction = friction
-        self._scheme = scheme
         self._settle = bool(settle)
         self._settle_tolerance = float(settle_tolerance)
-        self._margin = 0.5 * float(np.min(radius_values)) if margin is None else float(margin)
-        self._work = dolfinx.fem.Function(rod.displacement.function_space, name="u_contact")
-        self._search = ContactSearch(
-            rods,
-            self._work,
-            self._radii,
-            margin=self._margin,
-            pairs=pairs,
-            self_contact=self_contact,
-            exclusion=exclusion,
-            line_angle=line_angle,
-            line_points=line_points,
-            representation=representation,
-        )
-        self._stencils = CentrelineStencils(rods, rod.function_space, representation)
-        self._h = np.array(
-            [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
-        )
-        self._lengths = np.asarray(rods.lengths, dtype=float)
-        self._closed = np.asarray(rods.closed, dtype=bool)
+        self._static = False
         self._active: _Active | None = None
         self._start = RawContacts.empty()
         self._t = 0.0
@@ -291,11 +242,33 @@ class RodRodPotential:
         """Per accepted step: contacts, least gap, largest normal and friction force, slip,
         dissipation."""
 
-    # -- access ----------------------------------------------------------------------------------
-    @property
-    def search(self) -> ContactSearch:
-        """The contact search (its displacement is a work Function filled before each find)."""
-        return self._search
+    def bind(self, binding: Binding) -> None:
+        """The rods' lengths, closedness and element sizes; the cut-off is the scene's margin."""
+        super().bind(binding)
+        rods = binding.rod.rods
+        self._rod = binding.rod
+        self._comm: MPI.Comm = rods.comm
+        self._radii = binding.radii
+        self._margin = binding.margin
+        self._stencils = binding.stencils
+        self._h = binding.element_lengths
+        self._lengths = np.asarray(rods.lengths, dtype=float)
+        self._closed = np.asarray(rods.closed, dtype=bool)
+
+    def check_scheme(self, scheme: str) -> str | None:
+        """The energy–momentum step (discrete gradient) or statics (without dissipation)."""
+        if scheme == "generalized-alpha":
+            return (
+                "RodRodPotential cannot run with integrator='generalized-alpha': its forces are "
+                "the energy-momentum step's discrete gradient. Use "
+                "integrator='energy-momentum'."
+            )
+        if scheme == "static" and (self._damping is not None or self._friction is not None):
+            return (
+                "RodRodPotential's damping and friction need a time step: statics has none; "
+                "leave them out of a StaticProblem."
+            )
+        return None
 
     @property
     def newton_options(self) -> dict[str, object]:
@@ -310,6 +283,11 @@ class RodRodPotential:
         return {"snes_linesearch_type": "bt"} if self._friction is not None else {}
 
     @property
+    def moves_points(self) -> bool:  # type: ignore[override]
+        """Statics, and settling steps, move the points to the end configuration's."""
+        return self._settle or self._static
+
+    @property
     def margin(self) -> float:
         """Search margin and cut-off of the laws."""
         return self._margin
@@ -319,29 +297,14 @@ class RodRodPotential:
         """No multipliers: forces only."""
         return 0
 
-    def initial_multipliers(self) -> FloatArray:
-        """None."""
-        return np.zeros(0)
-
     @property
     def active(self) -> RawContacts:
         """The contact points of the current solve."""
         return RawContacts.empty() if self._active is None else self._active.contacts
 
-    # -- searches --------------------------------------------------------------------------------
-    def _find(self, which: str, t: float) -> RawContacts:
-        """Contacts of the committed (``"committed"``) or current (``"current"``) configuration."""
-        if which == "committed":
-            self._work.x.array[:] = self._rod.displacement.x.array
-        else:
-            self._work.x.array[:] = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
-        return self._search.find(t)
-
-    def check_start(self) -> None:
-        """The starting configuration: no interpenetration, g > 0 for the power laws."""
-        self._work.x.array[:] = self._rod.displacement.x.array
-        tracker = ContactTracker(self._search)
-        found = tracker.update(0, 0.0, check_start=True).contacts
+    def check_start(self, contacts: ContactSet) -> None:
+        """The starting configuration: g > 0 for the power laws."""
+        found = contacts.contacts
         message = None
         for law in (self._law, self._line_law):
             if law.singular and len(found) and np.min(found.gap) <= 0:
@@ -383,11 +346,11 @@ class RodRodPotential:
         )
 
     # -- the step --------------------------------------------------------------------------------
-    def prepare(self, t: float, dt: float) -> None:
-        """The contacts of the committed configuration (statics: the current one)."""
-        self._t, self._dt = t, dt
-        which = "current" if self._scheme == "static" else "committed"
-        self._start = self._find(which, t)
+    def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
+        """The contacts of the step's start configuration are its first points."""
+        self._t, self._dt = context.t, context.dt
+        self._static = context.statics
+        self._start = contacts.contacts
         self._active = self._build(self._start, np.zeros(len(self._start)))
 
     def _gather(self, nodes: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -396,7 +359,7 @@ class RodRodPotential:
         reference = st.reference_positions(nodes)
         state = st.gather(nodes, self._rod.state.x.array, 6)
         new = reference + state[..., :3]
-        if self._scheme == "static":
+        if self._static:
             return new, new, state[..., 3:]
         old = reference + st.gather(nodes, self._rod.displacement.x.array, 3)
         return old, new, state[..., 3:]
@@ -420,7 +383,7 @@ class RodRodPotential:
             rows = rows & ~bad
             if not np.any(rows):
                 continue
-            if self._scheme == "static":
+            if self._static:
                 inside = rows & (g_new < self._margin)
                 q[inside] = -law.force(g_new[inside])
                 dq[inside] = law.stiffness(g_new[inside])
@@ -428,7 +391,7 @@ class RodRodPotential:
                 q[rows], dq[rows] = cut_gradient(law, self._margin, g_old[rows], g_new[rows])
         q, dq = q * active.scale, dq * active.scale
         eye = np.broadcast_to(np.eye(3), (n, 3, 3))
-        if self._scheme == "static":
+        if self._static:
             force = -q[:, None] * e_new
             d_force = -(
                 dq[:, None, None] * _outer(e_new, e_new)
@@ -453,7 +416,7 @@ class RodRodPotential:
         slip = np.zeros(n)
         tangential_force = np.zeros(n)
         dissipative = self._damping is not None or self._friction is not None
-        if n and self._scheme != "static":
+        if n and not self._static:
             dt = self._dt
             mid = 0.5 * total
             len_mid = np.linalg.norm(mid, axis=1)
@@ -468,7 +431,7 @@ class RodRodPotential:
             velocity = (d_new - d_old + np.cross(mid, spin)) / dt
             normal_speed = np.sum(velocity * normal, axis=1)
             slip = np.linalg.norm(velocity - normal_speed[:, None] * normal, axis=1)
-        if dissipative and n and self._scheme != "static":
+        if dissipative and n and not self._static:
             dv_du = (eye - 0.5 * _skew(spin)) / dt  # ∂v/∂D (translation chain sₗwₗ)
             dv_dt = _skew(mid) / dt  # ∂v/∂T (rotation chain shareₗ wₗ)
             dn_du = 0.5 * (eye - _outer(normal, normal)) / len_mid[:, None, None]
@@ -738,19 +701,19 @@ class RodRodPotential:
         excess = self._distance(ra, sa, rb, sb, p0)[0] - base0
         return sa, sb, excess
 
-    def move_points(self, multipliers: FloatArray) -> bool:
+    def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
         """Move the step's points to where the scheme wants them (see the module docs).
 
         Returns:
             Whether the points or the set of contacts changed (then the step is solved again).
         """
         assert self._active is not None
-        if self._scheme == "static":
-            found = self._find("current", self._t)
+        if self._static:
+            found = end_contacts()
             return self._replace(found, np.zeros(len(found)))
         if not self._settle:
             return False
-        end = self._find("current", self._t + self._dt)
+        end = end_contacts()
         start = self._start
         rows, cols, flips = self._match(start, end)
         end_a = np.where(flips, end.s_b[cols], end.s_a[cols])
@@ -823,6 +786,18 @@ class RodRodPotential:
             }
         )
 
+    def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The energy dissipated so far and the records."""
+        return {
+            "dissipated_energy": np.array([self.dissipated_energy]),
+            **records_to_arrays(self.records),
+        }
+
+    def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        """Continue with the dissipated energy and the records of the checkpoint."""
+        self.dissipated_energy = float(arrays["dissipated_energy"][0])
+        self.records = records_from_arrays(arrays)
+
     def energy(self, contacts: RawContacts) -> float:
         """Σ Ŵ(g) (line points: weight × Ŵ) of ``contacts``."""
         line = contacts.mode == MODE_LINE
@@ -830,14 +805,14 @@ class RodRodPotential:
         line_energy = cut_energy(self._line_law, self._margin, contacts.gap[line])
         return float(np.sum(point_energy) + np.sum(contacts.weight[line] * line_energy))
 
-    def diagnostics(self) -> dict[str, float]:
+    def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
         """Contact energy of the committed configuration, dissipated energy, contacts.
 
         The energy is NaN where rods interpenetrate with a singular law: a configuration no
         step can reach (its forces are NaN, Newton fails) and :meth:`check_start` refuses
         before the first step; it shows up here only for an initial state not yet checked.
         """
-        found = self._find("committed", self._t)
+        found = contacts.contacts
         line = found.mode == MODE_LINE
         bad = found.gap <= 0
         broken = (self._law.singular and np.any(bad & ~line)) or (

@@ -11,7 +11,7 @@ group, the lever arms ρ, their derivatives, the constraint c and the normal
 with obstacles one at a time, because each has its own obstacle.
 
 With an integrator whose equations hold at tₙ₊₁ (generalized-α,
-:class:`~fe_rodcontact.stepping.contributions.EndVelocityRows`), the rows are written on the end
+:class:`~fe_rodcontact.contact.model.EndVelocityRows`), the rows are written on the end
 velocity instead (:meth:`StepGeometry.groups` with ``end_rows``): lever arms, normal and
 obstacle at the end configuration and time, and, times h,
 
@@ -31,9 +31,9 @@ import numpy.typing as npt
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
+from fe_rodcontact.contact.model import EndVelocityRows
 from fe_rodcontact.rods.rod import CosseratRod
-from fe_rodcontact.stepping.contributions import EndVelocityRows
-from fe_rodcontact.stepping.integrators import cayley_map
+from fe_rodcontact.rods.rotations import cayley_map
 
 __all__ = [
     "ActiveContacts",

@@ -62,7 +62,7 @@ margin); ``impacts="error"`` raises it for every impact.
 tₙ₊₁, so the rows are written there: the no-slip rows on the scheme's end velocities, which
 are affine in the increment and go through cay(τ) for the rotations,
 vₙ₊₁ = (Δu + u_off)/h and ωₙ₊₁ = (τ + cay(τ)θ_off)/h at the nodes
-(:class:`~fe_rodcontact.stepping.contributions.EndVelocityRows`), with the lever arms of the end
+(:class:`~fe_rodcontact.contact.model.EndVelocityRows`), with the lever arms of the end
 configuration; the normal row holds the gap at position level (index 3, as Arnold & Brüls
 analyse generalized-α for constrained systems): g(σ) at tₙ₊₁ equals the contact's gap at tₙ.
 The multipliers' force is Bᵀμ with B of the end configuration, the force at tₙ₊₁. The contact
@@ -90,11 +90,22 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.search import ContactSearch, RawContacts
-from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
-from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet, ContactTracker
+from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
+from fe_rodcontact.contact.geometry.tracking import (
+    ContactError,
+    ContactSet,
+    contact_set_arrays,
+    contact_set_from_arrays,
+)
+from fe_rodcontact.contact.model import (
+    Binding,
+    ContactModel,
+    EndContacts,
+    EndVelocityRows,
+    StepContext,
+)
+from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays, write_records
 from fe_rodcontact.contact.rolling.changes import (
     adopted_identities,
     impact_problem,
@@ -109,40 +120,27 @@ from fe_rodcontact.contact.rolling.geometry import (
     GroupGeometry,
     StepGeometry,
 )
-from fe_rodcontact.contact.rolling.records import (
-    contact_record,
-    records_from_arrays,
-    records_to_arrays,
-    step_summary,
-    write_records,
-)
+from fe_rodcontact.contact.rolling.records import contact_record, step_summary
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.rods.rod import CosseratRod
-from fe_rodcontact.stepping.contributions import EndVelocityRows, PointLinearisation
+from fe_rodcontact.solvers.linearisation import PointLinearisation
 
-__all__ = ["IMPACT_TREATMENTS", "KERNEL_REPRESENTATIONS", "RollingContact"]
+__all__ = ["IMPACT_TREATMENTS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-KERNEL_REPRESENTATIONS = {"smooth": "smooth", "basis": None}
-"""Row kernels: the smooth cubic B-spline (P1 rods), or the FE basis (P1 polyline, P2)."""
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
 
 
-class RollingContact:
-    """No-slip rolling between rods and with obstacles, as a point contribution.
+class RollingContact(ContactModel):
+    """No-slip rolling between rods and with obstacles, with Lagrange multipliers.
+
+    Add it to the targets that roll (obstacles, pairs of rods, ``"rods"``, ``"self"``); the rows
+    use the scene's centreline (the smooth cubic B-spline kernel, or the FE basis).
 
     Args:
-        rod: The rods.
-        radii: Contact radius per rod (default: the sections' radii).
-        pairs: Pairs of rods that may roll on each other (default: all).
-        self_contact: Rods (or all, ``True``) whose self-contacts roll.
-        obstacles: Rigid obstacles the rods roll on.
-        kernel: ``"smooth"`` (cubic B-spline kernel, P1 rods; the default for P1) or
-            ``"basis"`` (exact P1/P2 basis values: the P1 polyline, the P2 curve).
         unilateral: Release contacts whose normal force becomes tensile.
         friction_coefficient: k of the friction cone reported per contact (|λ_t|/(k|λ_n|));
             ``None`` reports none.
@@ -151,8 +149,6 @@ class RollingContact:
             when its slip speed falls below ``slip_regularization``.
         slip_regularization: ε_v [velocity] of the sliding contacts' regularised friction
             direction v/√(|v|² + ε_v²).
-        margin: Search margin (default: 0.05 of the smallest radius plus twice the touch
-            tolerance).
         touch_tolerance: |gap| (relative to R_a + R_b) within which rods touch at the start;
             such a contact rolls at its starting gap (the constraint holds it), e.g. rods bent
             against each other, whose smooth (B-spline) centrelines pass O(h²κ) inside the
@@ -162,36 +158,28 @@ class RollingContact:
         impacts: ``"inelastic"``: a contact that closes during the run takes a perfectly
             inelastic impulse and rolls from then on (the energy it removes is recorded);
             ``"error"``: raise ContactError.
+
+    Raises:
+        InputError: For an option out of its range.
     """
+
+    at_points = True
+    one_point_per_element = True
 
     def __init__(
         self,
-        rod: CosseratRod,
-        radii: npt.ArrayLike | None = None,
         *,
-        pairs: list[tuple[int | str, int | str]] | None = None,
-        self_contact: bool = False,
-        obstacles: tuple[Obstacle, ...] | list[Obstacle] = (),
-        kernel: str | None = None,
         unilateral: bool = False,
         friction_coefficient: float | None = None,
-        margin: float | None = None,
         touch_tolerance: float = 1e-6,
         settle_tolerance: float = 1e-10,
         impacts: str = "inelastic",
         slide_outside_cone: bool = False,
         slip_regularization: float = 1e-6,
     ):
-        rods = rod.rods
-        comm = rods.comm
-        if kernel is None:
-            kernel = "smooth" if rods.degree == 1 else "basis"
+        super().__init__()
         message = None
-        if kernel not in KERNEL_REPRESENTATIONS:
-            message = f"unknown rolling kernel {kernel!r}; use 'smooth' or 'basis'."
-        elif kernel == "smooth" and rods.degree != 1:
-            message = "the smooth kernel needs P1 rods; use kernel='basis' for P2 rods."
-        elif friction_coefficient is not None and not friction_coefficient > 0:
+        if friction_coefficient is not None and not friction_coefficient > 0:
             message = f"friction_coefficient must be positive, got {friction_coefficient!r}."
         elif slide_outside_cone and friction_coefficient is None:
             message = (
@@ -202,51 +190,24 @@ class RollingContact:
             message = f"slip_regularization must be positive, got {slip_regularization!r}."
         elif impacts not in IMPACT_TREATMENTS:
             message = f"unknown impacts treatment {impacts!r}; use one of {IMPACT_TREATMENTS}."
-        raise_collectively(comm, message)
-        representation = (
-            "smooth" if kernel == "smooth" else ("polyline" if rods.degree == 1 else "p2")
-        )
-        values = [s.radius for s in rod.sections] if radii is None else radii
-        self._radii = np.asarray(values, dtype=float).ravel()
-        if margin is None:  # contacts that touch (within the tolerance) and a little more
-            margin = 0.05 * float(np.min(self._radii)) + 2 * touch_tolerance * 2 * float(
-                np.max(self._radii)
-            )
-        self._rod = rod
-        self._comm: MPI.Comm = comm
-        self._obstacles = tuple(obstacles)
-        options = dict(
-            margin=margin,
-            pairs=pairs,
-            self_contact=self_contact,
-            obstacles=self._obstacles,
-            line_points=1,
-            representation=representation,
-        )
-        self._search = ContactSearch(rods, rod.displacement, self._radii, **options)  # type: ignore[arg-type]
-        self._tracker = ContactTracker(
-            self._search, on_rod_end="error", penetration_tolerance=touch_tolerance
-        )
-        self._mid = dolfinx.fem.Function(rod.displacement.function_space, name="u_mid")
-        self._mid_search = ContactSearch(rods, self._mid, self._radii, **options)  # type: ignore[arg-type]
-        self._stencils = CentrelineStencils(rods, rod.function_space, representation)
-        self.kernel = kernel
+        elif not (np.isfinite(touch_tolerance) and touch_tolerance >= 0):
+            message = f"touch_tolerance must be >= 0, got {touch_tolerance!r}."
+        elif not (np.isfinite(settle_tolerance) and settle_tolerance > 0):
+            message = f"settle_tolerance must be positive, got {settle_tolerance!r}."
+        if message is not None:
+            raise InputError(message)
         self.unilateral = bool(unilateral)
         self.friction_coefficient = friction_coefficient
         self.impacts = impacts
         self.slide_outside_cone = bool(slide_outside_cone)
         self.slip_regularization = float(slip_regularization)
+        self.start_tolerance = float(touch_tolerance)
+        self._touch = float(touch_tolerance)
+        self._settle = float(settle_tolerance)
         self._sliding: set[int] = set()  # contacts that slide in this step
         self._committed_sliding: set[int] = set()  # ... at the end of the last accepted step
         self._switched: set[int] = set()  # contacts that switched in this step (once each)
         self._friction_energy_loss = 0.0
-        self._touch = float(touch_tolerance)
-        self._settle = float(settle_tolerance)
-        self._h = np.array(
-            [self._search.centreline.max_element_length(i) for i in range(rods.num_rods)]
-        )
-        self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
-        self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
         self._points: ActiveContacts | None = None
         self._places: RowPlaces | None = None  # where the rows of _points go (built once)
         self._previous_points: dict[int, tuple[float, float]] = {}
@@ -257,6 +218,8 @@ class RollingContact:
         self._impacting: set[int] = set()  # contacts whose impact is this step
         self._tracked = RawContacts.empty()  # every contact found at tₙ, with its identity
         self._tracked_ids = np.zeros(0, np.int64)
+        self._step_set: ContactSet | None = None  # the contacts at this step's start
+        self._previous_set: ContactSet | None = None  # ... at the last accepted step's start
         self._velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None = None
         self._end_rows: EndVelocityRows | None = None
         self._impact_energy_loss = 0.0
@@ -269,54 +232,40 @@ class RollingContact:
         """One row per contact and accepted step (see :meth:`write_records`)."""
         self._last: dict[str, float] = {}
 
+    def bind(self, binding: Binding) -> None:
+        """The stencils of the scene's centreline, the point placement and the step geometry."""
+        super().bind(binding)
+        rod = binding.rod
+        self._rod = rod
+        self._comm: MPI.Comm = rod.rods.comm
+        self._radii = binding.radii
+        self._obstacles = binding.obstacles
+        self._stencils = binding.stencils
+        self._h = binding.element_lengths
+        self._margin = binding.margin
+        self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
+        self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
+
+    def check_scheme(self, scheme: str) -> str | None:
+        """Every scheme; sliding outside the cone only with the energy–momentum step."""
+        if self.slide_outside_cone and scheme == "generalized-alpha":
+            return (
+                "RollingContact(slide_outside_cone=True) needs the energy-momentum integrator: "
+                "its friction rows are written on the midpoint step's slip. Use "
+                "integrator='energy-momentum', or slide_outside_cone=False."
+            )
+        return None
+
+    @property
+    def moves_points(self) -> bool:
+        """Rolling contact places its points on each solve's end configuration."""
+        return True
+
     # -- the contact set of a step ----------------------------------------------------------
     @property
     def num_multipliers(self) -> int:
         """Three per active contact."""
         return 0 if self._points is None else 3 * len(self._points.ids)
-
-    @property
-    def tracker(self) -> ContactTracker:
-        """The tracker of the contacts at the start of each step."""
-        return self._tracker
-
-    def check_start(self) -> None:
-        """Nothing yet: the start is checked at the first step.
-
-        The initial configuration may still change after the problem is built
-        (:meth:`~fe_rodcontact.stepping.dynamics.DynamicProblem.set_initial_displacement`, e.g.
-        strings
-        pressed into each other from overlapping straight lines), so the search for the
-        starting contacts and the interpenetration check run in the first :meth:`prepare`.
-        """
-
-    def use_velocities(
-        self, velocity: dolfinx.fem.Function, angular_velocity: dolfinx.fem.Function
-    ) -> None:
-        """The nodal velocities and spatial angular velocities at tₙ (for impacts).
-
-        :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` passes its integrator's.
-        """
-        self._velocities = (velocity, angular_velocity)
-
-    def use_end_velocity_rows(self, rows: EndVelocityRows) -> None:
-        """Write the rows on the integrator's end velocity, the gap at position level.
-
-        :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem` passes generalized-α's relation
-        (see
-        the module docstring). Sliding outside the cone is refused: its friction rows are
-        written on the energy–momentum step's slip.
-        """
-        raise_collectively(
-            self._comm,
-            "RollingContact(slide_outside_cone=True) needs the energy-momentum integrator: "
-            "its friction rows are written on the midpoint step's slip. Use "
-            "integrator='energy-momentum', or slide_outside_cone=False."
-            if self.slide_outside_cone
-            else None,
-            InputError,
-        )
-        self._end_rows = rows
 
     @property
     def _row_time(self) -> float:
@@ -394,7 +343,7 @@ class RollingContact:
             self._tracked_ids,
             self._points.ids,
             self._h,
-            margin=self._search.margin,
+            margin=self._margin,
             t=self._t,
         )
         problem = self._impact_problem(found, int(through[0])) or problem
@@ -410,18 +359,43 @@ class RollingContact:
         return True
 
     # -- the step ------------------------------------------------------------------------------
-    def prepare(self, t: float, dt: float) -> None:
-        """Contacts at tₙ (the committed configuration): they roll during the step."""
-        self._t, self._dt = t, dt
+    def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
+        """The contacts at tₙ (the committed configuration): they roll during the step."""
+        self._t, self._dt = context.t, context.dt
+        self._velocities = context.velocities
+        self._end_rows = context.end_velocity
         self._switched = set()
-        first = not self._started
         self._started = True
-        previous = self._tracker.current
-        current = self._tracker.update(self._step, t, check_start=first)
-        if previous is not None and self._step > 0:
-            self._adopt(previous, current.contacts, np.asarray(current.ids))
+        ids = np.asarray(contacts.ids)
+        if self._previous_set is not None and self._step > 0:
+            self._adopt(self._previous_set, contacts.contacts, ids)
+        self._step_set = contacts
         self._sliding = set(self._committed_sliding)  # a failed attempt's switches are undone
-        self._select(current.contacts, starting=self._step == 0, ids=np.asarray(current.ids))
+        self._select(contacts.contacts, starting=context.step == 0, ids=ids)
+        self._check_rod_ends()
+
+    def _check_rod_ends(self) -> None:
+        """A rolling contact at the free end of a rod: a ContactError on every rank."""
+        assert self._points is not None
+        at_end = np.flatnonzero(self._points.contacts.at_end)
+        message = None
+        if len(at_end):
+            row = int(at_end[0])
+            message = (
+                f"rolling contact {int(self._points.ids[row])} between "
+                f"{self._describe(self._points.contacts, row)} reached the free end of a rod at "
+                f"t = {self._t:.6g} (step {self._step}); the contact point would leave the rod. "
+                "Lengthen the rod."
+            )
+        raise_collectively(self._comm, message, ContactError)
+
+    def _describe(self, contacts: RawContacts, row: int) -> str:
+        """Where contact ``row`` is: its rods (or rod and obstacle) and arc lengths."""
+        names = self._rod.rods.names
+        rod_a = f"rod {names[int(contacts.rod_a[row])]!r} at s = {contacts.s_a[row]:.6g}"
+        if contacts.kind[row] == KIND_OBSTACLE:
+            return f"{rod_a} and obstacle {self._obstacles[int(contacts.rod_b[row])].name!r}"
+        return f"{rod_a} and rod {names[int(contacts.rod_b[row])]!r} at s = {contacts.s_b[row]:.6g}"
 
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
@@ -479,7 +453,7 @@ class RollingContact:
             push[geometry.group.index] = geometry.push
         return -np.einsum("nc,nc->n", multipliers.reshape(-1, 3), push)
 
-    def move_points(self, multipliers: FloatArray) -> bool:
+    def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
         """Place the step's contact points where the gap is conserved; release tensile ones.
 
         After a solve, a search of the end configuration gives the closest points σₙ₊₁ and the
@@ -506,9 +480,7 @@ class RollingContact:
         self._store(multipliers)
         if self.slide_outside_cone and self._switch_sliding(multipliers):
             return True
-        state = self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel()
-        self._mid.x.array[:] = state
-        found = self._mid_search.find(self._t + self._dt)
+        found = end_contacts()
         matched = match_contacts(self._comm, self._start, found, self._t)
         if self._closed_in_step(found, matched):
             return True
@@ -601,6 +573,7 @@ class RollingContact:
             int(i): (float(points.s_a[j]), float(points.s_b[j])) for j, i in enumerate(p.ids)
         }
         self._step += 1
+        self._previous_set = self._step_set
         self._last = step_summary(
             rows,
             gaps,
@@ -608,7 +581,7 @@ class RollingContact:
             friction_energy_loss=self._friction_energy_loss,
         )
 
-    def diagnostics(self) -> dict[str, float]:
+    def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
         """Per-step contact diagnostics.
 
         The number of contacts, largest slip velocity, gap error and cone ratio of the last
@@ -630,9 +603,11 @@ class RollingContact:
         Contact identities, the active and sliding contacts, the last multipliers and points,
         the losses so far and the records.
         """
-        arrays: dict[str, npt.NDArray[np.generic]] = {
-            f"tracker_{k}": v for k, v in self._tracker.state().items()
-        }
+        arrays: dict[str, npt.NDArray[np.generic]] = {}
+        if self._previous_set is not None:
+            arrays.update(
+                {f"start_{k}": v for k, v in contact_set_arrays(self._previous_set).items()}
+            )
         arrays["committed"] = np.array(sorted(self._committed), dtype=np.int64)
         arrays["committed_sliding"] = np.array(sorted(self._committed_sliding), dtype=np.int64)
         ids = sorted(self._multipliers)
@@ -649,9 +624,10 @@ class RollingContact:
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
         """Continue from :meth:`checkpoint_state` (after the rods' own state is restored)."""
-        prefix = "tracker_"
-        self._tracker.restore(
-            {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+        prefix = "start_"
+        self._previous_set = contact_set_from_arrays(
+            {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)},
+            self._rod.rods.names,
         )
         self._committed = {int(i) for i in arrays["committed"]}
         self._committed_sliding = {int(i) for i in arrays["committed_sliding"]}
@@ -671,8 +647,12 @@ class RollingContact:
     # -- statics: the active contacts, and a state to go back to after a failed step ----------
     @property
     def active_contacts(self) -> RawContacts:
-        """The contacts rolling in the current step (empty before the first :meth:`prepare`)."""
+        """The contacts rolling in the current step (empty before the first step)."""
         return RawContacts.empty() if self._points is None else self._points.contacts
+
+    def rigid_ties(self) -> RawContacts:
+        """The rolling contacts of the step: each holds its rods together (or on an obstacle)."""
+        return self.active_contacts
 
     _SAVED = (
         "_points",
@@ -693,6 +673,8 @@ class RollingContact:
         "_impacting",
         "_tracked",
         "_tracked_ids",
+        "_step_set",
+        "_previous_set",
         "_impact_energy_loss",
         "_friction_energy_loss",
     )
@@ -700,15 +682,14 @@ class RollingContact:
     def snapshot(self) -> tuple:
         """The contact state, for :meth:`restore` after a failed step (load step or time step)."""
         own = tuple(copy.copy(getattr(self, name)) for name in self._SAVED)
-        tracker = (self._tracker._current, self._tracker._next_id)
-        return own, tracker, len(self.records)
+        return own, len(self.records)
 
-    def restore(self, saved: tuple) -> None:
+    def restore(self, saved: object) -> None:
         """Return to a state saved by :meth:`snapshot` (the rods are restored by the caller)."""
-        own, tracker, records = saved
+        assert isinstance(saved, tuple)
+        own, records = saved
         for name, value in zip(self._SAVED, own, strict=True):
             setattr(self, name, copy.copy(value))
-        self._tracker._current, self._tracker._next_id = tracker
         del self.records[records:]
 
     def write_records(self, path: str | Path) -> None:

@@ -1,32 +1,21 @@
-"""The records of rolling contacts: one row per contact and accepted step, and their storage.
+"""The records of rolling contacts: one row per contact and accepted step.
 
-Used by :class:`~fe_rodcontact.contact.rolling.model.RollingContact`. :func:`contact_record` is one
-contact's row (its point, normal, force, slip, gap, cone ratio and the energy that an impact or
-sliding took), :func:`step_summary` the step's diagnostics; :func:`records_to_arrays` and
-:func:`records_from_arrays` carry the rows through a checkpoint, and :func:`write_records`
-writes them as CSV.
+Used by :class:`~fe_rodcontact.contact.rolling.model.RollingContact`. :func:`contact_record` is
+one contact's row (its point, normal, force, slip, gap, cone ratio and the energy that an impact
+or sliding took), :func:`step_summary` the step's diagnostics (their storage:
+:mod:`fe_rodcontact.contact.records`).
 """
 
-import csv
 from collections.abc import Sequence
-from pathlib import Path
-
-from mpi4py import MPI
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "contact_record",
-    "records_from_arrays",
-    "records_to_arrays",
-    "step_summary",
-    "write_records",
-]
+from fe_rodcontact.contact.records import Record
+
+__all__ = ["contact_record", "step_summary"]
 
 FloatArray = npt.NDArray[np.float64]
-Record = dict[str, float]
-"""One row: column name to value (``step`` and ``id`` are integers)."""
 
 
 def contact_record(
@@ -123,34 +112,3 @@ def step_summary(
         "impact_energy_loss": impact_energy_loss,
         "friction_energy_loss": friction_energy_loss,
     }
-
-
-def records_to_arrays(records: Sequence[Record]) -> dict[str, npt.NDArray[np.generic]]:
-    """``record_keys`` (the columns) and ``records`` (one row per record) for a checkpoint."""
-    keys = list(records[0]) if records else []
-    return {
-        "record_keys": np.array(keys, dtype=str),
-        "records": np.array([[row[k] for k in keys] for row in records], dtype=float).reshape(
-            len(records), len(keys)
-        ),
-    }
-
-
-def records_from_arrays(arrays: dict[str, npt.NDArray[np.generic]]) -> list[Record]:
-    """The records saved by :func:`records_to_arrays`."""
-    keys = [str(k) for k in arrays["record_keys"]]
-    integer = {"step", "id"}
-    return [
-        {k: (int(v) if k in integer else float(v)) for k, v in zip(keys, row, strict=True)}
-        for row in np.asarray(arrays["records"], dtype=float)
-    ]
-
-
-def write_records(comm: MPI.Comm, records: Sequence[Record], path: str | Path) -> None:
-    """Write ``records`` as CSV on rank 0 (collective: every rank calls it)."""
-    if comm.rank == 0 and records:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(records[0]))
-            writer.writeheader()
-            writer.writerows(records)
-    comm.barrier()

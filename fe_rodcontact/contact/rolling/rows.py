@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.rolling.geometry import ActiveContacts, ContactGroup, GroupGeometry
-from fe_rodcontact.stepping.contributions import PointLinearisation
+from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["RowPlaces", "linearisation"]
 

@@ -1,0 +1,506 @@
+"""The contact of a problem: its targets, the models that act on them, one search per configuration.
+
+A :class:`ContactScene` is declared once per problem::
+
+    scene = ContactScene(rod, margin=0.005)          # radii from the rods' sections
+    scene.add(floor, ObstaclePotential(RepulsiveLaw(coefficient=3e-21)))
+    scene.add(("a", "b"), RollingContact(friction_coefficient=0.5))
+    scene.add("self")                                # search and report, no forces
+    problem = DynamicProblem(rod, supports, loads, petsc_options_prefix="run_", contact=scene)
+
+A target is an :class:`~fe_rodcontact.contact.geometry.obstacles.Obstacle`, a pair of rods
+``(a, b)`` (``(a, a)`` is the self-contact of rod a), ``"rods"`` (every pair of distinct rods) or
+``"self"`` (every rod with itself); each target is declared once, with at most one model. A model
+may act on several targets (``add`` it to each).
+
+**One search per configuration.** The scene owns the only contact search of the problem. A step
+uses the contacts of its start configuration, which are those of the last accepted step's end
+configuration (searched once, when that step was accepted, and kept with their identities by the
+scene's :class:`~fe_rodcontact.contact.geometry.tracking.ContactTracker`); models that move their
+points are given the contacts of each solve's end configuration, and the last of those is the
+accepted configuration again. A configuration is recognised by its nodal positions and time (the
+same on every rank), so it is never searched twice in a row: :attr:`ContactScene.searches` counts
+the searches that ran. The contacts go to the models, the time series (``contacts``,
+``min_gap``, ``contacts_new``, ``contacts_released``) and the contact-point output alike.
+"""
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from mpi4py import MPI
+
+import dolfinx.fem
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact.contact.geometry.obstacles import Obstacle
+from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, ContactSearch, RawContacts
+from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
+from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
+from fe_rodcontact.contact.model import Binding, ContactModel, StepContext
+from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.rods.rod import CosseratRod
+
+__all__ = ["CENTRELINES", "ContactOutput", "ContactScene"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Target = Obstacle | str | tuple[int | str, int | str]
+
+CENTRELINES = ("smooth", "basis")
+"""Centrelines of the search and the contact points: the cubic B-spline through the nodes (P1
+rods), or the finite-element interpolation (the P1 polyline, the P2 curve)."""
+_UNTARGETED, _DETECTED = -2, -1
+
+
+class ContactOutput(Protocol):
+    """Where the contacts of accepted steps go (e.g. the contact points for ParaView)."""
+
+    def write(self, contacts: ContactSet) -> None:
+        """Write the contacts of one configuration (collective)."""
+
+
+class ContactScene:
+    """Contact targets, the models acting on them, and the search they share.
+
+    Args:
+        rod: The rods.
+        margin: Search margin: contacts with gap ≤ margin are found (the cut-off of the laws
+            between rods). Default: half the smallest radius.
+        radii: Contact radius per rod (default: the sections' radii).
+        centreline: ``"smooth"`` (the cubic B-spline through the nodes, P1 rods; the default
+            there) or ``"basis"`` (the finite-element interpolation; the default for P2).
+        exclusion: Self-contact exclusion length along a rod (default of the search).
+        line_angle: Angle (degrees) below which two segments are in line contact.
+        line_points: Contact points per element of a line contact (default 1 when a model needs
+            one point per element, as rolling contact does, else 2 Gauss points).
+        flat_tolerance: A segment whose gap to an obstacle varies by less than this times the
+            radius lies flat on it (line contact).
+        skin: Extra distance of the search's candidate list (default: the margin).
+        output: Where the contacts of accepted steps are written (e.g.
+            :class:`~fe_rodcontact.io.contact_points.ContactPointWriter`).
+        output_every: Steps between written configurations (0: none).
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        *,
+        margin: float | None = None,
+        radii: npt.ArrayLike | None = None,
+        centreline: str | None = None,
+        exclusion: float | None = None,
+        line_angle: float = 5.0,
+        line_points: int | None = None,
+        flat_tolerance: float = 1e-2,
+        skin: float | None = None,
+        output: ContactOutput | None = None,
+        output_every: int = 1,
+    ):
+        rods = rod.rods
+        values = [s.radius for s in rod.sections] if radii is None else radii
+        radius_values = np.asarray(values, dtype=float).ravel()
+        message = None
+        if len(radius_values) != rods.num_rods:
+            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
+        elif not np.all(np.isfinite(radius_values) & (radius_values > 0)):
+            i = int(np.flatnonzero(~(np.isfinite(radius_values) & (radius_values > 0)))[0])
+            message = (
+                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
+                "section a radius (Section.circular(radius=...) or Section(..., radius=...)), "
+                "or give radii."
+            )
+        elif margin is not None and not (np.isfinite(margin) and margin > 0):
+            message = (
+                f"contact margin must be positive, got {margin!r}; take a fraction of the rod "
+                "radius (e.g. 0.1 R) plus the distance the rods move in one step."
+            )
+        elif centreline is not None and centreline not in CENTRELINES:
+            message = f"unknown centreline {centreline!r}; use one of {list(CENTRELINES)}."
+        elif centreline == "smooth" and rods.degree != 1:
+            message = "the smooth centreline needs P1 rods; use centreline='basis' for P2 rods."
+        elif line_points is not None and not (isinstance(line_points, int) and line_points >= 1):
+            message = f"line_points must be a positive integer, got {line_points!r}."
+        elif not (isinstance(output_every, int) and output_every >= 0):
+            message = f"output_every must be an integer >= 0, got {output_every!r}."
+        raise_collectively(rods.comm, message)
+        if centreline is None:
+            centreline = "smooth" if rods.degree == 1 else "basis"
+        self._rod = rod
+        self._comm: MPI.Comm = rods.comm
+        self._radii = radius_values
+        self._margin = 0.5 * float(np.min(radius_values)) if margin is None else float(margin)
+        self._representation = (
+            "smooth" if centreline == "smooth" else ("polyline" if rods.degree == 1 else "p2")
+        )
+        self._search_options = {
+            "exclusion": exclusion,
+            "line_angle": line_angle,
+            "flat_tolerance": flat_tolerance,
+            "skin": skin,
+        }
+        self._line_points = line_points
+        self._output = output
+        self._output_every = int(output_every)
+        self._pair_owner = np.full((rods.num_rods, rods.num_rods), _UNTARGETED, dtype=np.int64)
+        self._obstacles: list[Obstacle] = []
+        self._obstacle_owner: list[int] = []
+        self._models: list[ContactModel] = []
+        self._targets: list[list[str]] = []  # per model, for messages
+        self._attached: str | None = None
+        self._search: ContactSearch | None = None
+        self._tracker: ContactTracker | None = None
+        self._positions = dolfinx.fem.Function(rod.displacement.function_space, name="u_contact")
+        self._searched: tuple[FloatArray, float, RawContacts] | None = None
+        self._context: StepContext | None = None
+        self.searches = 0
+        """Searches run so far (a configuration searched again is taken from the last one)."""
+
+    # -- declaring ---------------------------------------------------------------------------
+    def add(self, target: Target, model: ContactModel | None = None) -> None:
+        """Declare a target, with the model that acts there (``None``: search and report only).
+
+        Raises:
+            InputError: On every rank, for a target declared twice, a model that cannot act on
+                this kind of target, or a model that is in another scene.
+        """
+        rods = self._rod.rods
+        message = None
+        if self._attached is not None:
+            message = (
+                "contact targets must be added before the scene is given to a problem; build "
+                "the problem after the last ContactScene.add."
+            )
+        elif model is not None and not isinstance(model, ContactModel):
+            message = (
+                f"ContactScene.add takes a contact model (RollingContact, ObstaclePotential, "
+                f"RodRodPotential, or a ContactModel of your own: the base class gives every "
+                f"stage of a step, snapshot/restore included), got {type(model).__name__}."
+            )
+        elif model is not None and model.bound:
+            message = (
+                f"this {type(model).__name__} is already in a contact scene: make one model per "
+                "scene (several targets of one scene may share it)."
+            )
+        if message is None:
+            try:
+                message = self._declare(target, model)
+            except (InputError, TypeError, ValueError) as error:
+                message = f"contact target {target!r}: {error}"
+        raise_collectively(rods.comm, message)
+
+    def _model_index(self, model: ContactModel | None) -> int:
+        if model is None:
+            return _DETECTED
+        for k, known in enumerate(self._models):
+            if known is model:
+                return k
+        self._models.append(model)
+        self._targets.append([])
+        return len(self._models) - 1
+
+    def _declare(self, target: Target, model: ContactModel | None) -> str | None:
+        """Record ``target`` for ``model``; why it cannot be, or ``None``."""
+        rods = self._rod.rods
+        kinds = model.target_kinds if model is not None else ("obstacle", "pair", "self")
+        if isinstance(target, Obstacle):
+            if "obstacle" not in kinds:
+                return f"{type(model).__name__} acts between rods; an obstacle needs another model."
+            if any(o is target for o in self._obstacles):
+                return f"obstacle {target.name!r} is declared twice; declare each target once."
+            index = self._model_index(model)
+            self._obstacles.append(target)
+            self._obstacle_owner.append(index)
+            if index >= 0:
+                self._targets[index].append(f"obstacle {target.name!r}")
+            return None
+        if isinstance(target, str):
+            if target not in ("rods", "self"):
+                return (
+                    "a target is an obstacle, a pair of rods (a, b), 'rods' (every pair of "
+                    "distinct rods) or 'self' (every rod with itself)."
+                )
+            n = rods.num_rods
+            pairs = [(i, j) for i in range(n) for j in range(i + 1, n)] if target == "rods" else []
+            pairs += [(i, i) for i in range(n)] if target == "self" else []
+        elif isinstance(target, tuple) and len(target) == 2:
+            i, j = sorted((rods.rod_index(target[0]), rods.rod_index(target[1])))
+            pairs = [(i, j)]
+        else:
+            return (
+                "a target is an obstacle, a pair of rods (a, b), 'rods' or 'self', got "
+                f"{type(target).__name__}."
+            )
+        for i, j in pairs:
+            kind = "self" if i == j else "pair"
+            if kind not in kinds:
+                return f"{type(model).__name__} acts on obstacles; rods need another model."
+            if self._pair_owner[i, j] != _UNTARGETED:
+                what = (
+                    f"rod {rods.names[i]!r} with itself"
+                    if i == j
+                    else (f"rods {rods.names[i]!r} and {rods.names[j]!r}")
+                )
+                return f"{what} declared twice; declare each target once."
+        index = self._model_index(model)
+        for i, j in pairs:
+            self._pair_owner[i, j] = self._pair_owner[j, i] = index
+        if index >= 0:
+            self._targets[index].append(repr(target))
+        return None
+
+    # -- access ----------------------------------------------------------------------------------
+    @property
+    def rod(self) -> CosseratRod:
+        """The rods."""
+        return self._rod
+
+    @property
+    def models(self) -> tuple[ContactModel, ...]:
+        """The models, in the order they were first added."""
+        return tuple(self._models)
+
+    @property
+    def point_models(self) -> tuple[ContactModel, ...]:
+        """The models with point terms (solved by the bordered Newton solve), in order."""
+        return tuple(m for m in self._models if m.at_points)
+
+    @property
+    def margin(self) -> float:
+        """The search margin."""
+        return self._margin
+
+    @property
+    def radii(self) -> FloatArray:
+        """Contact radius per rod."""
+        return self._radii
+
+    @property
+    def obstacles(self) -> tuple[Obstacle, ...]:
+        """The obstacles, in the order they were declared."""
+        return tuple(self._obstacles)
+
+    @property
+    def search(self) -> ContactSearch:
+        """The contact search (built when a problem takes the scene)."""
+        if self._search is None:
+            raise RuntimeError("the contact search is built when a problem takes the scene.")
+        return self._search
+
+    @property
+    def current(self) -> ContactSet | None:
+        """The contacts of the last accepted configuration (``None`` before the start)."""
+        return None if self._tracker is None else self._tracker.current
+
+    # -- a problem takes the scene -------------------------------------------------------------
+    def attach(self, scheme: str) -> None:
+        """Build the search and bind the models for a problem with ``scheme`` (once).
+
+        Raises:
+            InputError: On every rank, when the scene is already in a problem, has no target,
+                or a model cannot take part in steps of ``scheme``.
+        """
+        rods = self._rod.rods
+        message = None
+        one_point = any(m.one_point_per_element for m in self._models)
+        line_points = self._line_points or (1 if one_point else 2)
+        if self._attached is not None:
+            message = (
+                "this contact scene is already in a problem; make one scene per problem "
+                "(its models hold the state of that problem's run)."
+            )
+        elif not self._obstacles and np.all(self._pair_owner == _UNTARGETED):
+            message = (
+                "the contact scene has no target: add an obstacle, a pair of rods, 'rods' or "
+                "'self'."
+            )
+        elif one_point and line_points != 1:
+            message = (
+                f"line_points = {line_points}, but rolling contact needs one contact point per "
+                "element of a line contact: leave line_points unset (or 1)."
+            )
+        else:
+            refused = [r for m in self._models if (r := m.check_scheme(scheme)) is not None]
+            message = " ".join(refused) or None
+        raise_collectively(rods.comm, message)
+        n = rods.num_rods
+        owner = self._pair_owner
+        self._search = ContactSearch(
+            rods,
+            self._positions,
+            self._radii,
+            margin=self._margin,
+            pairs=[(i, j) for i in range(n) for j in range(i + 1, n) if owner[i, j] >= _DETECTED],
+            self_contact=[i for i in range(n) if owner[i, i] >= _DETECTED],
+            obstacles=self._obstacles,
+            line_points=line_points,
+            representation=self._representation,
+            **self._search_options,  # type: ignore[arg-type]
+        )
+        self._tracker = ContactTracker(self._search)
+        stencils = CentrelineStencils(rods, self._rod.function_space, self._representation)
+        lengths = np.array([self._search.centreline.max_element_length(i) for i in range(n)])
+        for k, (model, targets) in enumerate(zip(self._models, self._targets, strict=True)):
+            model.bind(
+                Binding(
+                    rod=self._rod,
+                    radii=self._radii,
+                    obstacles=tuple(self._obstacles),
+                    own_obstacles=tuple(
+                        i for i, owner in enumerate(self._obstacle_owner) if owner == k
+                    ),
+                    targets=", ".join(targets),
+                    stencils=stencils,
+                    element_lengths=lengths,
+                    margin=self._margin,
+                )
+            )
+        self._attached = scheme
+
+    # -- configurations and their contacts -----------------------------------------------------
+    def _found(self, displacement: FloatArray, t: float) -> RawContacts:
+        """The contacts of the configuration reference + ``displacement`` at time ``t``."""
+        last = self._searched
+        same = last is not None and last[1] == t and np.array_equal(last[0], displacement)
+        if last is not None and self._comm.allreduce(same, op=MPI.LAND):
+            return last[2]
+        self._positions.x.array[:] = displacement
+        found = self.search.find(t)
+        self.searches += 1
+        self._searched = (self._positions.x.array.copy(), t, found)
+        return found
+
+    def _committed(self, t: float) -> RawContacts:
+        return self._found(self._rod.displacement.x.array, t)
+
+    def _iterate(self, t: float) -> RawContacts:
+        return self._found(self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel(), t)
+
+    def _owners(self, contacts: RawContacts) -> IntArray:
+        """The model index (or −1: search only) of each contact."""
+        obstacle = contacts.kind == KIND_OBSTACLE
+        owners = np.asarray([*self._obstacle_owner, _DETECTED], dtype=np.int64)
+        of_obstacle = owners[np.where(obstacle, contacts.rod_b, len(self._obstacle_owner))]
+        rod_b = np.where(obstacle, contacts.rod_a, contacts.rod_b)
+        return np.where(obstacle, of_obstacle, self._pair_owner[contacts.rod_a, rod_b])
+
+    def _set_of(self, k: int, contacts: ContactSet) -> ContactSet:
+        return contacts.take(np.flatnonzero(self._owners(contacts.contacts) == k))
+
+    def _raw_of(self, k: int, contacts: RawContacts) -> RawContacts:
+        return contacts.take(np.flatnonzero(self._owners(contacts) == k))
+
+    # -- the run ---------------------------------------------------------------------------------
+    def observe(self, step: int, t: float) -> ContactSet:
+        """The contacts of the committed configuration of ``step`` at ``t``: tracked, written.
+
+        The problem calls it for every configuration it records (t = 0 and each accepted step);
+        after a step, its configuration is the last one searched.
+        """
+        assert self._tracker is not None, "attach() first"
+        contacts = self._tracker.track(self._committed(t), step, t)
+        if self._output is not None and self._output_every and step % self._output_every == 0:
+            self._output.write(contacts)
+        return contacts
+
+    def check_start(self) -> None:
+        """Check the start configuration (:meth:`observe` d last): overlaps, each model's check.
+
+        Raises:
+            InputError: On every rank, naming the rods, when rods interpenetrate (beyond each
+                model's :attr:`~fe_rodcontact.contact.model.ContactModel.start_tolerance`) or
+                a model refuses its contacts.
+        """
+        contacts = self.current
+        assert contacts is not None and self._tracker is not None, "observe() first"
+        owners = self._owners(contacts.contacts)
+        per_model = np.array([m.start_tolerance for m in self._models] + [1e-8])
+        tolerance = per_model[np.where(owners >= 0, owners, len(self._models))]
+        raise_collectively(self._comm, self._tracker.start_problem(contacts.contacts, tolerance))
+        for k, model in enumerate(self._models):
+            model.check_start(self._set_of(k, contacts))
+
+    def begin_step(self, context: StepContext) -> None:
+        """Each model begins the step from the contacts of the start configuration."""
+        self._context = context
+        contacts = self.current
+        assert contacts is not None, "check_start() before the first step"
+        for k, model in enumerate(self._models):
+            model.begin_step(context, self._set_of(k, contacts))
+
+    def move_points(self, multipliers: Sequence[FloatArray]) -> bool:
+        """After a solve: the end configuration's contacts to the models that move points.
+
+        Args:
+            multipliers: The multipliers of each model of :attr:`point_models`.
+
+        Returns:
+            Whether a model moved its points (the step is solved again).
+        """
+        assert self._context is not None
+        t = self._context.end
+        by_model = dict(zip(self.point_models, multipliers, strict=True))
+        moved = [
+            model.move_points(
+                by_model.get(model, np.zeros(0)),
+                lambda k=k: self._raw_of(k, self._iterate(t)),  # type: ignore[misc]
+            )
+            for k, model in enumerate(self._models)
+            if model.moves_points
+        ]
+        return any(moved)
+
+    def commit(self, t: float) -> None:
+        """The step was accepted (the state still holds uₙ and uₙ₊₁): the models commit."""
+        for model in self._models:
+            model.commit(t)
+
+    def diagnostics(self) -> dict[str, float]:
+        """The contacts of the last accepted configuration, and the models' scalars (summed)."""
+        contacts = self.current
+        out: dict[str, float] = {}
+        if contacts is not None:
+            out = {
+                "contacts": float(len(contacts)),
+                "min_gap": contacts.min_gap,
+                "contacts_new": float(len(contacts.new)),
+                "contacts_released": float(len(contacts.released)),
+            }
+            for k, model in enumerate(self._models):
+                for key, value in model.diagnostics(self._set_of(k, contacts)).items():
+                    out[key] = out.get(key, 0.0) + value
+        return out
+
+    def rigid_ties(self) -> RawContacts:
+        """The contacts that hold the rods in the current step (statics' rigid-motion check)."""
+        return RawContacts.concatenate([m.rigid_ties() for m in self._models])
+
+    # -- state -----------------------------------------------------------------------------------
+    def snapshot(self) -> object:
+        """The models' states before a step (the tracker changes only when a step is accepted)."""
+        return [m.snapshot() for m in self._models]
+
+    def restore(self, saved: object) -> None:
+        """Back to :meth:`snapshot` after a failed step."""
+        assert isinstance(saved, list)
+        for model, state in zip(self._models, saved, strict=True):
+            model.restore(state)
+
+    def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The contacts' identities and every model's state, as named arrays."""
+        assert self._tracker is not None
+        arrays = {f"tracker_{k}": v for k, v in self._tracker.state().items()}
+        for k, model in enumerate(self._models):
+            arrays.update({f"model{k}_{key}": v for key, v in model.checkpoint_state().items()})
+        return arrays
+
+    def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        """Continue from :meth:`checkpoint_state`."""
+        assert self._tracker is not None
+        self._tracker.restore(_prefixed(arrays, "tracker_"))
+        for k, model in enumerate(self._models):
+            model.restore_state(_prefixed(arrays, f"model{k}_"))
+
+
+def _prefixed(arrays: dict[str, npt.NDArray[np.generic]], prefix: str) -> dict:
+    return {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
