@@ -106,6 +106,7 @@ from fe_rodcontact.contact.model import (
     StepContext,
 )
 from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays, write_records
+from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.contact.rolling.changes import (
     adopted_identities,
     impact_problem,
@@ -115,11 +116,7 @@ from fe_rodcontact.contact.rolling.changes import (
     sliding_switches,
     tracked_origins,
 )
-from fe_rodcontact.contact.rolling.geometry import (
-    ActiveContacts,
-    GroupGeometry,
-    StepGeometry,
-)
+from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry
 from fe_rodcontact.contact.rolling.records import contact_record, step_summary
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.errors import InputError, raise_collectively

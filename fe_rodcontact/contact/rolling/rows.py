@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.rolling.geometry import ActiveContacts, ContactGroup, GroupGeometry
+from fe_rodcontact.contact.rolling.active import ActiveContacts, ContactGroup
+from fe_rodcontact.contact.rolling.geometry import GroupGeometry
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["RowPlaces", "linearisation"]
