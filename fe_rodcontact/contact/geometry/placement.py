@@ -11,6 +11,7 @@ at tₙ₊₁, so that the step's exact |Dₙ₊₁| = |Dₙ| carries over to th
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.matching import wrapped
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
@@ -20,6 +21,7 @@ __all__ = ["PointPlacement"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 NodalPositions = tuple[IntArray, FloatArray]
 """Sorted global node indices and their positions."""
 
@@ -93,41 +95,48 @@ class PointPlacement:
         )
 
     def equal_excess_points(
-        self, start: RawContacts, end: RawContacts, t: float, dt: float
-    ) -> tuple[FloatArray, FloatArray]:
+        self,
+        start: RawContacts,
+        end_a: FloatArray,
+        end_b: FloatArray,
+        t: float,
+        dt: float,
+        fixed: BoolArray | None = None,
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """σ on [σₙ, σₙ₊₁] where the distance exceeds its minimum equally at tₙ and tₙ₊₁.
-
-        Line-contact points and points at a rod's end stay where they are.
 
         Args:
             start: The contacts at tₙ (their closest points σₙ).
-            end: The same contacts at tₙ₊₁ (closest points σₙ₊₁ of the end configuration).
+            end_a: The same contacts' closest points on rod a at tₙ₊₁ (end configuration).
+            end_b: Their closest points on rod b (ignored for obstacles).
             t: tₙ.
             dt: The step.
+            fixed: Contacts whose points stay where they are.
 
         Returns:
-            The points' material coordinates on rod a and on rod b.
+            The points' material coordinates on rod a and on rod b, and the excess e of each:
+            the distance at σ less the least distance, the same at tₙ and tₙ₊₁ (0 for fixed
+            points).
         """
         sigma_a, sigma_b = start.s_a.copy(), start.s_b.copy()
-        point = (start.mode != MODE_LINE) & ~start.at_end
+        excess = np.zeros(len(start))
+        point = np.ones(len(start), dtype=bool) if fixed is None else ~fixed
         if not np.any(point):
-            return sigma_a, sigma_b
-        c = start.take(np.flatnonzero(point))
-        e = end.take(np.flatnonzero(point))
+            return sigma_a, sigma_b, excess
+        rows = np.flatnonzero(point)
+        c = start.take(rows)
         lengths = np.array(self._rod.rods.lengths)
         closed = np.array(self._rod.rods.closed)
-        da = e.s_a - c.s_a
-        db = np.where(c.kind == KIND_OBSTACLE, 0.0, e.s_b - c.s_b)
-        for delta, rods in ((da, c.rod_a), (db, np.maximum(c.rod_b, 0))):
-            wrap = closed[rods] & (np.abs(delta) > 0.5 * lengths[rods])
-            delta[wrap] -= np.sign(delta[wrap]) * lengths[rods][wrap]
+        obstacle = c.kind == KIND_OBSTACLE
+        rods_b = np.where(obstacle, 0, c.rod_b)
+        da = wrapped(end_a[rows] - c.s_a, c.rod_a, lengths, closed)
+        db = np.where(obstacle, 0.0, wrapped(end_b[rows] - c.s_b, rods_b, lengths, closed))
         mid_a, mid_b = c.s_a + 0.5 * da, c.s_b + 0.5 * db
         # Positions of every node the search can reach: the stencils at the points of every
         # element passed over, each taken on both sides of a node (one call per rod side).
         h_a = self._h[c.rod_a]
-        h_b = self._h[np.maximum(c.rod_b, 0)]
+        h_b = self._h[rods_b]
         spans = int(np.ceil(max(np.max(np.abs(da) / h_a), np.max(np.abs(db) / h_b))))
-        rods_b = np.where(c.kind == KIND_OBSTACLE, 0, c.rod_b)
         fractions = np.linspace(-0.5, 0.5, 2 * spans + 3)[:, None, None]
         nudges = np.array([-1e-6, 0.0, 1e-6])[None, :, None]
         wanted = []
@@ -141,11 +150,12 @@ class PointPlacement:
         end_x = self._gather_positions(nodes, self._rod.state.x.array, 6)
         t0, t1 = t, t + dt
         base0 = self._distances(c, c.s_a, c.s_b, [(start_x, t0)])[0][0]
-        base1 = self._distances(c, e.s_a, e.s_b, [(end_x, t1)])[0][0]
+        base1 = self._distances(c, end_a[rows], end_b[rows], [(end_x, t1)])[0][0]
         lo, hi = np.full(len(c), -0.5), np.full(len(c), 0.5)
         theta = np.zeros(len(c))
         scale: FloatArray = np.maximum(np.abs(base0), 1e-300)
         span = np.maximum(np.abs(da) / h_a, np.abs(db) / h_b)  # elements per unit of θ
+        settled = None  # the excess at θ once the root is found
         for _ in range(60):
             sa, sb = mid_a + theta * da, mid_b + theta * db
             (d0, a0, b0), (d1, a1, b1) = self._distances(c, sa, sb, [(start_x, t0), (end_x, t1)])
@@ -159,6 +169,7 @@ class PointPlacement:
             correction = np.abs(f) * span / np.maximum(slope, 1e-300)
             done = (np.abs(f) <= 1e-15 * scale) | ((slope > 0) & (correction <= 1e-12))
             if np.all(done | (hi - lo < 1e-14)):
+                settled = d0 - base0
                 break
             lo = np.where(f < 0, theta, lo)
             hi = np.where(f >= 0, theta, hi)
@@ -167,24 +178,29 @@ class PointPlacement:
             theta = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
         sigma_a[point] = mid_a + theta * da
         sigma_b[point] = mid_b + theta * db
-        return sigma_a, sigma_b
+        if settled is None:
+            placed = self._distances(c, sigma_a[point], sigma_b[point], [(start_x, t0)])[0][0]
+            settled = placed - base0
+        excess[point] = settled
+        return sigma_a, sigma_b, excess
 
     @staticmethod
-    def end_points(start: RawContacts, end: RawContacts) -> tuple[FloatArray, FloatArray]:
+    def end_points(
+        start: RawContacts, end_a: FloatArray, end_b: FloatArray, fixed: BoolArray
+    ) -> tuple[FloatArray, FloatArray]:
         """σₙ₊₁: the end configuration's closest points (rows at tₙ₊₁).
-
-        Line-contact points and points at a rod's end stay where they are, as in
-        :meth:`equal_excess_points`.
 
         Args:
             start: The contacts at tₙ.
-            end: The same contacts at tₙ₊₁.
+            end_a: The same contacts' closest points on rod a at tₙ₊₁.
+            end_b: Their closest points on rod b (ignored for obstacles).
+            fixed: Contacts whose points stay where they are.
         """
-        point = (start.mode != MODE_LINE) & ~start.at_end
+        point = ~fixed
         obstacle = start.kind == KIND_OBSTACLE
         return (
-            np.where(point, end.s_a, start.s_a),
-            np.where(point & ~obstacle, end.s_b, start.s_b),
+            np.where(point, end_a, start.s_a),
+            np.where(point & ~obstacle, end_b, start.s_b),
         )
 
     def _distances(

@@ -7,7 +7,9 @@ step and matches what it finds with the previous :class:`ContactSet`:
   point) is found again;
 - a point contact keeps its identity when a point contact of the same rods (or rod and
   obstacle) is found within ``match_distance`` (default: two of the longest elements of the
-  two rods) of it in both material coordinates s_a and s_b; the nearest pairs match first.
+  two rods) of it in both material coordinates s_a and s_b; the nearest pairs match first
+  (:mod:`~fe_rodcontact.contact.geometry.matching`: distances the short way round a closed
+  rod, self-contacts also with their sides exchanged).
 
 Everything else is *new*; previous contacts not matched are *released*. Identities are
 integers that are never reused. The matching runs on the gathered search results, which are
@@ -26,11 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.matching import match_contacts
 from fe_rodcontact.contact.geometry.search import (
     KIND_OBSTACLE,
     KIND_SELF,
-    MODE_LINE,
-    MODE_POINT,
     ContactSearch,
     RawContacts,
 )
@@ -288,57 +289,20 @@ class ContactTracker:
     def _match(
         self, previous: ContactSet, found: RawContacts, ids: IntArray, born: IntArray
     ) -> None:
+        """Give the contacts of ``found`` that were in ``previous`` their identity and birth."""
         old = previous.contacts
-        used = np.zeros(len(previous), dtype=bool)
-        # Line-contact points: exact keys.
-        old_line = {
-            (
-                int(old.kind[k]),
-                int(old.rod_a[k]),
-                int(old.rod_b[k]),
-                int(old.element_a[k]),
-                int(old.sample[k]),
-            ): k
-            for k in np.flatnonzero(old.mode == MODE_LINE)
-        }
-        for i in np.flatnonzero(found.mode == MODE_LINE):
-            key = (
-                int(found.kind[i]),
-                int(found.rod_a[i]),
-                int(found.rod_b[i]),
-                int(found.element_a[i]),
-                int(found.sample[i]),
-            )
-            match = old_line.get(key)
-            if match is not None and not used[match]:
-                ids[i], born[i], used[match] = previous.ids[match], previous.born[match], True
-        # Point contacts: nearest first within the match distance.
-        new_points = np.flatnonzero(found.mode == MODE_POINT)
-        old_points = np.flatnonzero(old.mode == MODE_POINT)
-        if len(new_points) == 0 or len(old_points) == 0:
-            return
-        grid_new, grid_old = np.meshgrid(new_points, old_points, indexing="ij")
-        row, old_row = grid_new.ravel(), grid_old.ravel()
-        same = (
-            (found.kind[row] == old.kind[old_row])
-            & (found.rod_a[row] == old.rod_a[old_row])
-            & (found.rod_b[row] == old.rod_b[old_row])
+        h = self._match_h
+        rods = self._search.rods
+        matches = match_contacts(
+            old,
+            found,
+            lengths=np.asarray(rods.lengths, dtype=float),
+            closed=np.asarray(rods.closed, dtype=bool),
+            limit_a=h[old.rod_a],
+            limit_b=np.where(old.kind == KIND_OBSTACLE, np.inf, h[old.rod_b % len(h)]),
         )
-        limit_a = self._match_h[found.rod_a[row]]
-        limit_b = np.where(
-            found.kind[row] == KIND_OBSTACLE,
-            np.inf,
-            self._match_h[found.rod_b[row] % len(self._match_h)],
-        )
-        da = np.abs(found.s_a[row] - old.s_a[old_row])
-        db = np.abs(found.s_b[row] - old.s_b[old_row])
-        close = same & (da <= limit_a) & (db <= limit_b)
-        row, old_row, distance = row[close], old_row[close], (da + db)[close]
-        taken = np.zeros(len(found), dtype=bool)
-        for j in np.argsort(distance, kind="stable"):
-            if not taken[row[j]] and not used[old_row[j]]:
-                ids[row[j]], born[row[j]] = previous.ids[old_row[j]], previous.born[old_row[j]]
-                taken[row[j]] = used[old_row[j]] = True
+        ids[matches.new] = previous.ids[matches.old]
+        born[matches.new] = previous.born[matches.old]
 
     def start_problem(self, found: RawContacts, tolerance: FloatArray) -> str | None:
         """Why the starting configuration is not acceptable, or None.

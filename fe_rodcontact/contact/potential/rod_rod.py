@@ -61,12 +61,15 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import KIND_SELF, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.matching import match_contacts, wrapped
+from fe_rodcontact.contact.geometry.placement import PointPlacement
+from fe_rodcontact.contact.geometry.search import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws import CoulombFrictionLaw, DampingLaw, NormalLaw
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
 from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays
 from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.rods.rotations import skew
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["SCHEMES", "RodRodPotential"]
@@ -77,15 +80,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 SCHEMES = ("energy-momentum", "static")
 """Where the force is evaluated: the discrete gradient of a step, or the current gradient."""
-
-
-def _skew(v: FloatArray) -> FloatArray:
-    """[v]× for an (n, 3) array: (n, 3, 3)."""
-    out = np.zeros((*v.shape[:-1], 3, 3))
-    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
-    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
-    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
-    return out
 
 
 def _outer(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -254,6 +248,7 @@ class RodRodPotential(ContactModel):
         self._h = binding.element_lengths
         self._lengths = np.asarray(rods.lengths, dtype=float)
         self._closed = np.asarray(rods.closed, dtype=bool)
+        self._placement = PointPlacement(binding.rod, self._stencils, (), self._h)
 
     def check_scheme(self, scheme: str) -> str | None:
         """The energy–momentum step (discrete gradient) or statics (without dissipation)."""
@@ -432,8 +427,8 @@ class RodRodPotential(ContactModel):
             normal_speed = np.sum(velocity * normal, axis=1)
             slip = np.linalg.norm(velocity - normal_speed[:, None] * normal, axis=1)
         if dissipative and n and not self._static:
-            dv_du = (eye - 0.5 * _skew(spin)) / dt  # ∂v/∂D (translation chain sₗwₗ)
-            dv_dt = _skew(mid) / dt  # ∂v/∂T (rotation chain shareₗ wₗ)
+            dv_du = (eye - 0.5 * skew(spin)) / dt  # ∂v/∂D (translation chain sₗwₗ)
+            dv_dt = skew(mid) / dt  # ∂v/∂T (rotation chain shareₗ wₗ)
             dn_du = 0.5 * (eye - _outer(normal, normal)) / len_mid[:, None, None]
             fd = np.zeros((n, 3))
             fd_du = np.zeros((n, 3, 3))
@@ -476,8 +471,8 @@ class RodRodPotential(ContactModel):
             d_force = d_force + fd_du
             d_force_dtau = fd_dt
             moment = np.cross(mid, fd)
-            d_moment_du = -0.5 * _skew(fd) + _skew(mid) @ fd_du
-            d_moment_dtau = _skew(mid) @ fd_dt
+            d_moment_du = -0.5 * skew(fd) + skew(mid) @ fd_du
+            d_moment_dtau = skew(mid) @ fd_dt
         return _State(
             force=force,
             moment=moment,
@@ -547,160 +542,6 @@ class RodRodPotential(ContactModel):
         )
 
     # -- moving the points -------------------------------------------------------------------------
-    def _wrap(self, delta: FloatArray, rods: IntArray) -> FloatArray:
-        """Differences of material coordinates the short way round on closed rods."""
-        length = self._lengths[rods]
-        wrap = self._closed[rods] & (np.abs(delta) > 0.5 * length)
-        return np.where(wrap, delta - np.sign(delta) * length, delta)
-
-    def _match(self, start: RawContacts, end: RawContacts) -> tuple[IntArray, IntArray, BoolArray]:
-        """Pairs (start row, end row, swapped) of the same contact at both ends of the step."""
-        rows, cols, flips = [], [], []
-        taken = np.zeros(len(end), dtype=bool)
-        for i in range(len(start)):
-            same = (
-                (end.kind == start.kind[i])
-                & (end.rod_a == start.rod_a[i])
-                & (end.rod_b == start.rod_b[i])
-                & (end.mode == start.mode[i])
-                & ~taken
-            )
-            if start.mode[i] == MODE_LINE:
-                same &= (end.element_a == start.element_a[i]) & (end.sample == start.sample[i])
-            candidates = np.flatnonzero(same)
-            if not len(candidates):
-                continue
-            ra, rb = start.rod_a[i], start.rod_b[i]
-            da = np.abs(
-                self._wrap(end.s_a[candidates] - start.s_a[i], np.full(len(candidates), ra))
-            )
-            db = np.abs(
-                self._wrap(end.s_b[candidates] - start.s_b[i], np.full(len(candidates), rb))
-            )
-            cost, flip = da + db, np.zeros(len(candidates), dtype=bool)
-            if start.kind[i] == KIND_SELF and start.mode[i] != MODE_LINE:
-                sa = np.abs(
-                    self._wrap(end.s_b[candidates] - start.s_a[i], np.full(len(candidates), ra))
-                )
-                sb = np.abs(
-                    self._wrap(end.s_a[candidates] - start.s_b[i], np.full(len(candidates), rb))
-                )
-                flip = sa + sb < cost
-                cost = np.where(flip, sa + sb, cost)
-                da, db = np.where(flip, sa, da), np.where(flip, sb, db)
-            reach = 2 * max(self._h[ra], self._h[rb])
-            ok = (da <= reach) & (db <= reach)
-            if not np.any(ok):
-                continue
-            j = int(np.flatnonzero(ok)[np.argmin(cost[ok])])
-            rows.append(i)
-            cols.append(int(candidates[j]))
-            flips.append(bool(flip[j]))
-            taken[candidates[j]] = True
-        return (
-            np.array(rows, dtype=np.int64),
-            np.array(cols, dtype=np.int64),
-            np.array(flips, dtype=bool),
-        )
-
-    def _located(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
-        """``contacts`` at material coordinates (s_a, s_b), elements located again."""
-        element_a, s_a = self._stencils.locate(contacts.rod_a, s_a)
-        element_b, s_b = self._stencils.locate(contacts.rod_b, s_b)
-        fields = {f: getattr(contacts, f) for f in RawContacts.fields()}
-        fields.update(s_a=s_a, s_b=s_b, element_a=element_a, element_b=element_b)
-        return RawContacts(**fields)
-
-    def _distance(
-        self,
-        rod_a: IntArray,
-        s_a: FloatArray,
-        rod_b: IntArray,
-        s_b: FloatArray,
-        positions: tuple[IntArray, FloatArray],
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """|D| at (s_a, s_b) and its derivatives in s_a and s_b."""
-        st = self._stencils
-        ea, s_a = st.locate(rod_a, s_a)
-        eb, s_b = st.locate(rod_b, s_b)
-        a = st.material_points(rod_a, ea, s_a)
-        b = st.material_points(rod_b, eb, s_b)
-        index, values = positions
-        xa = values[np.searchsorted(index, a.nodes)]
-        xb = values[np.searchsorted(index, b.nodes)]
-        if not (
-            np.array_equal(index[np.searchsorted(index, a.nodes)], a.nodes)
-            and np.array_equal(index[np.searchsorted(index, b.nodes)], b.nodes)
-        ):
-            raise RuntimeError("a contact point moved past the nodes gathered for it.")
-        d = np.einsum("nk,nkc->nc", b.weights, xb) - np.einsum("nk,nkc->nc", a.weights, xa)
-        length = np.linalg.norm(d, axis=1)
-        unit = d / np.maximum(length, 1e-300)[:, None]
-        ta = np.einsum("nk,nkc->nc", a.derivatives, xa)
-        tb = np.einsum("nk,nkc->nc", b.derivatives, xb)
-        return length, -np.sum(unit * ta, axis=1), np.sum(unit * tb, axis=1)
-
-    def _equal_excess(
-        self, start: RawContacts, end_a: FloatArray, end_b: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """σ between the start and end closest points with equal excess; and the excess e."""
-        m = len(start)
-        if m == 0:
-            return np.zeros(0), np.zeros(0), np.zeros(0)
-        ra, rb = start.rod_a, start.rod_b
-        line = start.mode == MODE_LINE
-        da = np.where(line, 0.0, self._wrap(end_a - start.s_a, ra))
-        db = self._wrap(end_b - start.s_b, rb)
-        mid_a, mid_b = start.s_a + 0.5 * da, start.s_b + 0.5 * db
-        st = self._stencils
-        # The nodes of every element the points can pass over (samples h/4 apart at most).
-        fractions = np.linspace(-0.5, 0.5, 9)[:, None]
-        rods = np.concatenate([ra, rb, ra, rb, np.tile(ra, 9), np.tile(rb, 9)])
-        where = np.concatenate(
-            [
-                start.s_a,
-                start.s_b,
-                end_a,
-                end_b,
-                (mid_a + fractions * da).ravel(),
-                (mid_b + fractions * db).ravel(),
-            ]
-        )
-        element, where = st.locate(rods, where)
-        nodes = np.unique(st.material_points(rods, element, where).nodes)
-        reference = st.reference_positions(nodes)
-        state = st.gather(nodes, self._rod.state.x.array, 6)[:, :3]
-        committed = st.gather(nodes, self._rod.displacement.x.array, 3)
-        p0 = (nodes, reference + committed)
-        p1 = (nodes, reference + state)
-        base0 = self._distance(ra, start.s_a, rb, start.s_b, p0)[0]
-        base1 = self._distance(ra, end_a, rb, end_b, p1)[0]
-        lo, hi = np.full(m, -0.5), np.full(m, 0.5)
-        theta = np.zeros(m)
-        scale = np.maximum(base0, 1e-300)
-        step = np.full(m, np.inf)
-        # Safeguarded Newton on f(θ) = excess at tₙ − excess at tₙ₊₁ (f(−½) ≤ 0 ≤ f(½)); f is
-        # known to round-off ~ε|D| only, so it also stops when Newton's step is below 1e-13.
-        for _ in range(80):
-            sa, sb = mid_a + theta * da, mid_b + theta * db
-            d0, a0, b0 = self._distance(ra, sa, rb, sb, p0)
-            d1, a1, b1 = self._distance(ra, sa, rb, sb, p1)
-            f = (d0 - base0) - (d1 - base1)
-            slope = (a0 - a1) * da + (b0 - b1) * db
-            done = (np.abs(f) <= 1e-15 * scale) | (hi - lo < 1e-14) | (np.abs(step) < 1e-13)
-            if np.all(done):
-                break
-            lo = np.where(f < 0, theta, lo)
-            hi = np.where(f >= 0, theta, hi)
-            newton = theta - f / np.where(slope > 0, slope, np.inf)
-            inside = (slope > 0) & (newton > lo) & (newton < hi)
-            update = np.where(done, theta, np.where(inside, newton, 0.5 * (lo + hi)))
-            step = np.where(done, 0.0, update - theta)
-            theta = update
-        sa, sb = mid_a + theta * da, mid_b + theta * db
-        excess = self._distance(ra, sa, rb, sb, p0)[0] - base0
-        return sa, sb, excess
-
     def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
         """Move the step's points to where the scheme wants them (see the module docs).
 
@@ -715,15 +556,20 @@ class RodRodPotential(ContactModel):
             return False
         end = end_contacts()
         start = self._start
-        rows, cols, flips = self._match(start, end)
-        end_a = np.where(flips, end.s_b[cols], end.s_a[cols])
-        end_b = np.where(flips, end.s_a[cols], end.s_b[cols])
-        matched = start.take(rows)
-        sa, sb, excess = self._equal_excess(matched, end_a, end_b)
-        start_only = np.setdiff1d(np.arange(len(start)), rows)
-        end_only = np.setdiff1d(np.arange(len(end)), cols)
+        reach = 2 * np.maximum(self._h[start.rod_a], self._h[start.rod_b])
+        matches = match_contacts(
+            start, end, lengths=self._lengths, closed=self._closed, limit_a=reach, limit_b=reach
+        )
+        matched = start.take(matches.old)
+        end_a, end_b = matches.ends(end)
+        end_a = np.where(matched.mode == MODE_LINE, matched.s_a, end_a)  # a material point of a
+        sa, sb, excess = self._placement.equal_excess_points(
+            matched, end_a, end_b, self._t, self._dt
+        )
+        start_only = np.setdiff1d(np.arange(len(start)), matches.old)
+        end_only = np.setdiff1d(np.arange(len(end)), matches.new)
         contacts = RawContacts.concatenate(
-            [self._located(matched, sa, sb), start.take(start_only), end.take(end_only)]
+            [self._placement.moved(matched, sa, sb), start.take(start_only), end.take(end_only)]
         )
         excess = np.concatenate([excess, np.zeros(len(start_only) + len(end_only))])
         return self._replace(contacts, excess)
@@ -742,8 +588,12 @@ class RodRodPotential(ContactModel):
         if same and len(contacts):
             h = np.maximum(self._h[contacts.rod_a], self._h[contacts.rod_b])
             shift = np.maximum(
-                np.abs(self._wrap(contacts.s_a - old.s_a, contacts.rod_a)),
-                np.abs(self._wrap(contacts.s_b - old.s_b, contacts.rod_b)),
+                np.abs(
+                    wrapped(contacts.s_a - old.s_a, contacts.rod_a, self._lengths, self._closed)
+                ),
+                np.abs(
+                    wrapped(contacts.s_b - old.s_b, contacts.rod_b, self._lengths, self._closed)
+                ),
             )
             same = bool(np.max(shift / h) <= self._settle_tolerance)
         if same:

@@ -2,7 +2,7 @@
 
 Used by :class:`~fe_rodcontact.contact.rolling.model.RollingContact`, which holds the state; these
 functions decide, from the contacts found by the search, which contacts the step's active ones
-became (:func:`match_contacts`), which lost identities continue under a new one
+became (:func:`follow_contacts`), which lost identities continue under a new one
 (:func:`adopted_identities`), which contacts closed during the step and where they were at tₙ
 (:func:`penetrating`, :func:`tracked_origins`; :func:`impact_problem` says why one cannot be an
 impact), and which contacts switch between rolling and sliding (:func:`sliding_switches`).
@@ -16,14 +16,15 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
 from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [
     "adopted_identities",
+    "follow_contacts",
     "impact_problem",
-    "match_contacts",
     "penetrating",
     "reach",
     "sliding_switches",
@@ -32,6 +33,7 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 def reach(radii: FloatArray, found: RawContacts) -> FloatArray:
@@ -194,37 +196,39 @@ def tracked_origins(
     return np.unique(np.array(origins, dtype=np.int64)), None
 
 
-def match_contacts(comm: MPI.Comm, old: RawContacts, found: RawContacts, t: float) -> IntArray:
-    """For each active contact, the contact of ``found`` it became (same rods, nearest).
+def follow_contacts(
+    comm: MPI.Comm,
+    old: RawContacts,
+    found: RawContacts,
+    *,
+    lengths: FloatArray,
+    closed: BoolArray,
+    t: float,
+) -> Matches:
+    """The contact of ``found`` that each active contact became (same rods, nearest).
 
     Args:
         comm: The rods' communicator.
         old: The step's active contacts at tₙ.
         found: The contacts of the step's end configuration.
+        lengths: The length of each rod.
+        closed: Whether each rod is closed.
         t: Start of the step (for the message).
 
     Raises:
         ContactError: On every rank, when an active contact is not found again.
     """
-    rows = []
-    for i in range(len(old)):
-        same = np.flatnonzero(
-            (found.kind == old.kind[i])
-            & (found.rod_a == old.rod_a[i])
-            & (found.rod_b == old.rod_b[i])
-            & ((found.mode == MODE_LINE) == (old.mode[i] == MODE_LINE))
-            & ((old.mode[i] != MODE_LINE) | (found.element_a == old.element_a[i]))
+    matches = match_contacts(old, found, lengths=lengths, closed=closed)
+    lost = np.setdiff1d(np.arange(len(old)), matches.old)
+    message = None
+    if len(lost):
+        i = int(lost[0])
+        message = (
+            f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
+            f"found again within the step from t = {t:.6g}: reduce the time step."
         )
-        if not len(same):
-            raise_collectively(
-                comm,
-                f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
-                f"found again within the step from t = {t:.6g}: reduce the time step.",
-                ContactError,
-            )
-        distance = np.abs(found.s_a[same] - old.s_a[i]) + np.abs(found.s_b[same] - old.s_b[i])
-        rows.append(int(same[np.argmin(distance)]))
-    return np.array(rows, dtype=np.int64)
+    raise_collectively(comm, message, ContactError)
+    return matches
 
 
 def sliding_switches(

@@ -90,8 +90,9 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.matching import wrapped
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
+from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import (
     ContactError,
     ContactSet,
@@ -109,8 +110,8 @@ from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays
 from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.contact.rolling.changes import (
     adopted_identities,
+    follow_contacts,
     impact_problem,
-    match_contacts,
     penetrating,
     reach,
     sliding_switches,
@@ -478,23 +479,37 @@ class RollingContact(ContactModel):
         if self.slide_outside_cone and self._switch_sliding(multipliers):
             return True
         found = end_contacts()
-        matched = match_contacts(self._comm, self._start, found, self._t)
-        if self._closed_in_step(found, matched):
+        rods = self._rod.rods
+        lengths, closed = np.asarray(rods.lengths), np.asarray(rods.closed)
+        matches = follow_contacts(
+            self._comm, self._start, found, lengths=lengths, closed=closed, t=self._t
+        )
+        if self._closed_in_step(found, matches.new):
             return True
         if not len(self._points.ids):
             return False
-        end = found.take(matched)
+        end = found.take(matches.new)
+        end_a, end_b = matches.ends(found)
         self._end_gaps = end.gap.copy()
         self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
         current = self._points.contacts
+        fixed = (self._start.mode == MODE_LINE) | self._start.at_end
         if self._end_rows is None:
-            sigma_a, sigma_b = self._placement.equal_excess_points(
-                self._start, end, self._t, self._dt
+            sigma_a, sigma_b, _ = self._placement.equal_excess_points(
+                self._start, end_a, end_b, self._t, self._dt, fixed
             )
         else:  # rows at tₙ₊₁: the end configuration's closest points
-            sigma_a, sigma_b = self._placement.end_points(self._start, end)
+            sigma_a, sigma_b = self._placement.end_points(self._start, end_a, end_b, fixed)
+        obstacle = current.kind == KIND_OBSTACLE
         h = self._h[current.rod_a]
-        shift = np.maximum(np.abs(sigma_a - current.s_a), np.abs(sigma_b - current.s_b)) / h
+        rods_b = np.where(obstacle, current.rod_a, current.rod_b)
+        shift = (
+            np.maximum(
+                np.abs(wrapped(sigma_a - current.s_a, current.rod_a, lengths, closed)),
+                np.abs(wrapped(sigma_b - current.s_b, rods_b, lengths, closed)),
+            )
+            / h
+        )
         if np.max(shift) <= self._settle:
             return False
         moved = self._placement.moved(current, sigma_a, sigma_b)

@@ -22,20 +22,13 @@ import numpy.typing as npt
 
 from fe_rodcontact.contact.rolling.active import ActiveContacts, ContactGroup
 from fe_rodcontact.contact.rolling.geometry import GroupGeometry
+from fe_rodcontact.rods.rotations import skew
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["RowPlaces", "linearisation"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def _skew_many(v: FloatArray) -> FloatArray:
-    """[v]× for an array of vectors (..., 3) → (..., 3, 3)."""
-    out = np.zeros((*v.shape[:-1], 3, 3))
-    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
-    out[..., 1, 0], out[..., 2, 0], out[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
-    return out
 
 
 def _places(rows: IntArray, cols: IntArray) -> tuple[IntArray, IntArray]:
@@ -213,11 +206,11 @@ def _group_rows(
     rows_mu = places.multipliers  # (n, 1, 3)
     lever = geometry.node_levers()  # (n, K, 3): each node's lever arm
     identity = (sign * w)[..., None, None] * np.eye(3)
-    lever_cross = w[..., None, None] * _skew_many(lever)  # wₖ [ρ]×
+    lever_cross = w[..., None, None] * skew(lever)  # wₖ [ρ]×
     # G = ∂f/∂μ: translation sₖwₖ I, rotation wₖ [ρ]× (entries in the order of the places).
     coupling = np.concatenate([identity.ravel(), lever_cross.ravel()])
     # C = ∂c/∂x: translation sₖwₖ I + Σ_side [τ̄]× ∂ρ/∂uₖ, rotation −wₖ [ρ]×.
-    moved = (_skew_many(geometry.taus)[:, :, None] @ geometry.lever_derivative).sum(axis=1)
+    moved = (skew(geometry.taus)[:, :, None] @ geometry.lever_derivative).sum(axis=1)
     translation_rows, rotation_rows = identity + moved, -lever_cross
     if geometry.end is not None:
         translation_rows, rotation_rows = _held_rows(geometry, translation_rows, rotation_rows)
@@ -236,7 +229,7 @@ def _group_rows(
     constraint[group.index] = rolling
     # K = ∂f/∂x: rotation rows k, translation cols j: −wₖ [μ]× ∂ρ_side(k)/∂u_j.
     block = -w[..., None, None, None] * (
-        _skew_many(mu)[:, None, None] @ geometry.node_lever_derivatives()
+        skew(mu)[:, None, None] @ geometry.node_lever_derivatives()
     )
     return PointLinearisation(
         force_rows=places.force_rows,
