@@ -16,7 +16,8 @@ from fe_rodcontact.rods.loads import (
     PointMoment,
     Support,
 )
-from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
+from fe_rodcontact.rods.mesh_files import read_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, StaticResult
