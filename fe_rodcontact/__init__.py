@@ -22,12 +22,8 @@ from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, StaticResult
 from fe_rodcontact.strings import StringsConfig, StringsResult, TwoStrings, run_strings
-from fe_rodcontact.strings.constraints import (
-    GeometryLocator,
-    IntervalLocator,
-    PointConstraints,
-    PointTerm,
-)
+from fe_rodcontact.strings.constraints import PointConstraints, PointTerm
+from fe_rodcontact.strings.locators import GeometryLocator, IntervalLocator
 from fe_rodcontact.strings.saddle_point import SaddlePointProblem
 
 __all__ = [

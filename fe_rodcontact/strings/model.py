@@ -40,8 +40,9 @@ from fe_rodcontact.contact.geometry.kernels import get_kernel
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.expressions import parse_expression
 from fe_rodcontact.stepping.interrupt import Interrupted, stop_requested
-from fe_rodcontact.strings.constraints import IntervalLocator, PointConstraints, PointTerm
+from fe_rodcontact.strings.constraints import PointConstraints, PointTerm
 from fe_rodcontact.strings.geometry import create_string_mesh
+from fe_rodcontact.strings.locators import IntervalLocator
 from fe_rodcontact.strings.saddle_point import SaddlePointProblem, block_diagonal
 
 __all__ = ["StringsConfig", "StringsResult", "TwoStrings", "run_strings"]
