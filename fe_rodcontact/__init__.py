@@ -16,17 +16,14 @@ from fe_rodcontact.rods.loads import (
     PointMoment,
     Support,
 )
-from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
+from fe_rodcontact.rods.mesh_files import read_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, StaticResult
 from fe_rodcontact.strings import StringsConfig, StringsResult, TwoStrings, run_strings
-from fe_rodcontact.strings.constraints import (
-    GeometryLocator,
-    IntervalLocator,
-    PointConstraints,
-    PointTerm,
-)
+from fe_rodcontact.strings.constraints import PointConstraints, PointTerm
+from fe_rodcontact.strings.locators import GeometryLocator, IntervalLocator
 from fe_rodcontact.strings.saddle_point import SaddlePointProblem
 
 __all__ = [

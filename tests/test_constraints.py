@@ -17,13 +17,8 @@ from dolfinx.fem import petsc as fem_petsc
 from fe_rodcontact.contact import get_kernel
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.strings import create_string_mesh
-from fe_rodcontact.strings.constraints import (
-    GeometryLocator,
-    IntervalLocator,
-    PointConstraints,
-    PointTerm,
-    StackedNumbering,
-)
+from fe_rodcontact.strings.constraints import PointConstraints, PointTerm, StackedNumbering
+from fe_rodcontact.strings.locators import GeometryLocator, IntervalLocator
 from fe_rodcontact.strings.saddle_point import SaddlePointProblem, block_diagonal
 
 

@@ -5,8 +5,9 @@ import pytest
 
 from fe_rodcontact import CosseratRod, Section, create_rod_mesh, straight
 from fe_rodcontact.io.plotting import plot_rods
+from fe_rodcontact.strings.config import StringsConfig
 from fe_rodcontact.strings.figures import plot_space_time, plot_spectrum
-from fe_rodcontact.strings.model import StringsConfig, run_strings
+from fe_rodcontact.strings.model import run_strings
 
 
 def _legend_texts(ax):

@@ -7,7 +7,8 @@ from conftest import REPO
 
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.curves import arc, helix, polyline, ring, straight
-from fe_rodcontact.rods.mesh import create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.mesh import create_rod_mesh
+from fe_rodcontact.rods.mesh_files import read_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
 

@@ -8,7 +8,7 @@ import pytest
 
 from fe_rodcontact.cli import main
 from fe_rodcontact.cli.strings import sound_seconds
-from fe_rodcontact.strings.model import StringsConfig
+from fe_rodcontact.strings.config import StringsConfig
 
 
 def test_progress_lines_unless_quiet(shared_tmp, capsys):

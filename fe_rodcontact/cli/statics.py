@@ -16,7 +16,8 @@ from fe_rodcontact.cli.case import StaticsCase, load_case
 from fe_rodcontact.cli.output import prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
-from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh, read_rod_mesh
+from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
+from fe_rodcontact.rods.mesh_files import read_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.stepping.statics import StaticProblem
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from fe_rodcontact.cli.output import prepare_file
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.strings.model import StringsConfig, run_strings
+from fe_rodcontact.strings.config import StringsConfig
+from fe_rodcontact.strings.model import run_strings
 
 __all__ = ["add_parser", "config_from_args", "run", "sound_seconds"]
 

@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.strings.model import StringsConfig, StringsResult, run_strings
+from fe_rodcontact.strings.config import StringsConfig, StringsResult
+from fe_rodcontact.strings.model import run_strings
 
 __all__ = [
     "LyapunovEstimate",

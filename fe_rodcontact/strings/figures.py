@@ -20,7 +20,7 @@ import numpy as np
 
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.strings.analysis import spectrum
-from fe_rodcontact.strings.model import StringsResult
+from fe_rodcontact.strings.config import StringsResult
 
 __all__ = [
     "describe_run",

@@ -4,7 +4,7 @@ A periodic string of length L with N cells is meshed as a regular N-gon in the p
 sides have length h = L/N: the mesh is topologically a circle, and on its straight cells the
 P1/P2 mass and stiffness matrices are exactly those of the periodic interval. Both meshes are
 parameterised by s in [0, L]; input cell k spans [k h, (k+1) h] (see
-:class:`fe_rodcontact.strings.constraints.Parameterisation`).
+:class:`fe_rodcontact.strings.locators.Parameterisation`).
 """
 
 from typing import Literal

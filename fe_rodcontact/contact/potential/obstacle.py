@@ -32,10 +32,9 @@ import ufl
 
 from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.contact.geometry.tracking import ContactSet
-from fe_rodcontact.contact.laws import (
+from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
+from fe_rodcontact.contact.laws.normal import (
     AdhesiveLaw,
-    CoulombFrictionLaw,
-    DampingLaw,
     LinearPenaltyLaw,
     NormalLaw,
     RepulsiveLaw,

@@ -65,7 +65,8 @@ from fe_rodcontact.contact.geometry.matching import match_contacts, wrapped
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.search import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactSet
-from fe_rodcontact.contact.laws import CoulombFrictionLaw, DampingLaw, NormalLaw
+from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
+from fe_rodcontact.contact.laws.normal import NormalLaw
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
 from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays
 from fe_rodcontact.errors import InputError, raise_collectively
