@@ -189,6 +189,8 @@ class ContactModel(PointTerms):
 
     def __init__(self) -> None:
         self._binding: Binding | None = None
+        self.scene: object | None = None
+        """The scene that holds the model (set by :meth:`ContactScene.add`; one scene only)."""
 
     # -- set-up ------------------------------------------------------------------------------
     @property

@@ -177,7 +177,7 @@ class ContactScene:
                 f"RodRodPotential, or a ContactModel of your own: the base class gives every "
                 f"stage of a step, snapshot/restore included), got {type(model).__name__}."
             )
-        elif model is not None and model.bound:
+        elif model is not None and model.scene is not None and model.scene is not self:
             message = (
                 f"this {type(model).__name__} is already in a contact scene: make one model per "
                 "scene (several targets of one scene may share it)."
@@ -188,6 +188,8 @@ class ContactScene:
             except (InputError, TypeError, ValueError) as error:
                 message = f"contact target {target!r}: {error}"
         raise_collectively(rods.comm, message)
+        if model is not None:
+            model.scene = self
 
     def _model_index(self, model: ContactModel | None) -> int:
         if model is None:
