@@ -10,7 +10,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from fe_rodcontact.io.rods import gather_cells
 from fe_rodcontact.rods.rod import CosseratRod
 
 __all__ = ["plot_rods", "rod_polylines"]
@@ -21,7 +20,7 @@ def rod_polylines(rod: CosseratRod, deformed: bool = True) -> list[np.ndarray]:
     x = rod.gather_nodal_coordinates()
     if deformed:
         x = x + rod.gather_nodal(rod.displacement)
-    cells, rods = gather_cells(rod)
+    cells, rods = rod.gather_cells()
     lines = []
     for i in range(rod.rods.num_rods):
         own = cells[rods == i]

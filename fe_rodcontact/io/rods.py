@@ -18,7 +18,7 @@ import numpy.typing as npt
 from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["RodVTXWriter", "gather_cells", "write_vtu"]
+__all__ = ["RodVTXWriter", "write_vtu"]
 
 
 class RodVTXWriter:
@@ -63,20 +63,6 @@ class RodVTXWriter:
         self.close()
 
 
-def gather_cells(rod: CosseratRod) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32]]:
-    """All cells as input node indices (DOLFINx order v0, v1[, mid]) and their rod, on all ranks."""
-    mesh = rod.mesh
-    n_owned = mesh.topology.index_map(1).size_local
-    cells = mesh.geometry.input_global_indices[mesh.geometry.dofmaps[0][:n_owned]]
-    rods = rod.rods.cell_tags.values[:n_owned]
-    original = mesh.topology.original_cell_index[:n_owned]
-    pieces = mesh.comm.allgather((original, cells, rods))
-    order = np.concatenate([p[0] for p in pieces])
-    all_cells = np.vstack([p[1] for p in pieces])[np.argsort(order)]
-    all_rods = np.concatenate([p[2] for p in pieces])[np.argsort(order)]
-    return all_cells, all_rods
-
-
 def write_vtu(rod: CosseratRod, filename: str | Path) -> None:
     """Write the deformed centrelines as a ``.vtu`` polyline (rank 0 writes; collective call).
 
@@ -85,7 +71,7 @@ def write_vtu(rod: CosseratRod, filename: str | Path) -> None:
     coordinates = rod.gather_nodal_coordinates()
     displacement = rod.gather_nodal(rod.displacement)
     rotation = rod.gather_nodal(rod.rotation).reshape(-1, 3, 3)
-    cells, rods = gather_cells(rod)
+    cells, rods = rod.gather_cells()
     message = None
     if rod.mesh.comm.rank == 0:
         try:

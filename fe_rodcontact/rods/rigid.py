@@ -14,7 +14,6 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.errors import raise_collectively
-from fe_rodcontact.io.rods import gather_cells
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.rod import CosseratRod
 
@@ -51,7 +50,7 @@ def describe_motion(motion: Array) -> str:
 
 def rigid_groups(rod: CosseratRod) -> list[list[int]]:
     """The rods grouped by shared nodes (rods joined at a node move rigidly together)."""
-    cells, rods = gather_cells(rod)
+    cells, rods = rod.gather_cells()
     n = rod.rods.num_rods
     parent = list(range(n))
 

@@ -332,6 +332,19 @@ class CosseratRod:
             out[index] = vals
         return out
 
+    def gather_cells(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+        """All cells as input node indices (order v0, v1[, mid]) and their rods, on all ranks."""
+        mesh = self.mesh
+        n_owned = mesh.topology.index_map(1).size_local
+        cells = mesh.geometry.input_global_indices[mesh.geometry.dofmaps[0][:n_owned]]
+        rods = self._rods.cell_tags.values[:n_owned]
+        original = mesh.topology.original_cell_index[:n_owned]
+        pieces = mesh.comm.allgather((original, cells, rods))
+        order = np.concatenate([p[0] for p in pieces])
+        all_cells = np.vstack([p[1] for p in pieces])[np.argsort(order)]
+        all_rods = np.concatenate([p[2] for p in pieces])[np.argsort(order)]
+        return all_cells, all_rods
+
     def gather_nodal_coordinates(self) -> Array:
         """Reference coordinates of all nodes in input order, on all ranks."""
         coordinates = dolfinx.fem.Function(self._V_vector)

@@ -192,6 +192,7 @@ class NewtonProblem:
         optional_options: Collection[str] = (),
         stall_floor: float = 0.0,
     ):
+        self._petsc_objects: list[PETSc.Object] = []  # what __del__ frees, once created
         self._stall_floor = float(stall_floor)
         if not petsc_options_prefix:  # the same argument on every rank: no collective needed
             raise InputError("petsc_options_prefix must be a non-empty string, e.g. 'rods_'.")
@@ -207,6 +208,7 @@ class NewtonProblem:
         self._x = dolfinx.fem.petsc.create_vector(space)
         self._taken: tuple[int, int] | None = None  # (Vec handle, state) last copied into u
         self._snes = PETSc.SNES().create(space.mesh.comm)
+        self._petsc_objects += [self._snes, self._A, self._b, self._x]
         # Weak callbacks: PETSc keeps them out of Python's sight, so bound methods would keep
         # this problem (its mesh, forms, communicators) alive for ever; measured: 400 solves
         # of a small rod exhausted MPICH's 2048 communicators on 2 ranks.
@@ -222,9 +224,8 @@ class NewtonProblem:
 
     def __del__(self) -> None:
         """Free the PETSc objects."""
-        for obj in ("_snes", "_A", "_b", "_x"):
-            if hasattr(self, obj):
-                getattr(self, obj).destroy()
+        for obj in self._petsc_objects:
+            obj.destroy()
 
     @property
     def solver(self) -> PETSc.SNES:
