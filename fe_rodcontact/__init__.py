@@ -20,6 +20,8 @@ from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
 from fe_rodcontact.rods.mesh_files import read_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
+from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
+from fe_rodcontact.stepping.integrator import TimedLoad
 from fe_rodcontact.stepping.statics import LoadStepping, StaticProblem, StaticResult
 from fe_rodcontact.strings import StringsConfig, StringsResult, TwoStrings, run_strings
 from fe_rodcontact.strings.constraints import PointConstraints, PointTerm
@@ -31,6 +33,7 @@ __all__ = [
     "CosseratRod",
     "Curve",
     "DistributedForce",
+    "DynamicProblem",
     "EndForce",
     "EndMoment",
     "GeometryLocator",
@@ -52,6 +55,8 @@ __all__ = [
     "StringsConfig",
     "StringsResult",
     "Support",
+    "TimeStepping",
+    "TimedLoad",
     "TwoStrings",
     "arc",
     "create_rod_mesh",
