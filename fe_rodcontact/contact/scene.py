@@ -34,10 +34,11 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, ContactSearch, RawContacts
+from fe_rodcontact.contact.geometry.search import ContactSearch, RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
 from fe_rodcontact.contact.model import Binding, ContactModel, StepContext
+from fe_rodcontact.contact.targets import DETECTED, Target, Targets
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
 
@@ -45,12 +46,10 @@ __all__ = ["CENTRELINES", "ContactOutput", "ContactScene"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-Target = Obstacle | str | tuple[int | str, int | str]
 
 CENTRELINES = ("smooth", "basis")
 """Centrelines of the search and the contact points: the cubic B-spline through the nodes (P1
 rods), or the finite-element interpolation (the P1 polyline, the P2 curve)."""
-_UNTARGETED, _DETECTED = -2, -1
 
 
 class ContactOutput(Protocol):
@@ -142,11 +141,8 @@ class ContactScene:
         self._line_points = line_points
         self._output = output
         self._output_every = int(output_every)
-        self._pair_owner = np.full((rods.num_rods, rods.num_rods), _UNTARGETED, dtype=np.int64)
-        self._obstacles: list[Obstacle] = []
-        self._obstacle_owner: list[int] = []
+        self._targets = Targets(rods)
         self._models: list[ContactModel] = []
-        self._targets: list[list[str]] = []  # per model, for messages
         self._attached: str | None = None
         self._search: ContactSearch | None = None
         self._tracker: ContactTracker | None = None
@@ -191,65 +187,16 @@ class ContactScene:
         if model is not None:
             model.scene = self
 
-    def _model_index(self, model: ContactModel | None) -> int:
-        if model is None:
-            return _DETECTED
-        for k, known in enumerate(self._models):
-            if known is model:
-                return k
-        self._models.append(model)
-        self._targets.append([])
-        return len(self._models) - 1
-
     def _declare(self, target: Target, model: ContactModel | None) -> str | None:
         """Record ``target`` for ``model``; why it cannot be, or ``None``."""
-        rods = self._rod.rods
-        kinds = model.target_kinds if model is not None else ("obstacle", "pair", "self")
-        if isinstance(target, Obstacle):
-            if "obstacle" not in kinds:
-                return f"{type(model).__name__} acts between rods; an obstacle needs another model."
-            if any(o is target for o in self._obstacles):
-                return f"obstacle {target.name!r} is declared twice; declare each target once."
-            index = self._model_index(model)
-            self._obstacles.append(target)
-            self._obstacle_owner.append(index)
-            if index >= 0:
-                self._targets[index].append(f"obstacle {target.name!r}")
-            return None
-        if isinstance(target, str):
-            if target not in ("rods", "self"):
-                return (
-                    "a target is an obstacle, a pair of rods (a, b), 'rods' (every pair of "
-                    "distinct rods) or 'self' (every rod with itself)."
-                )
-            n = rods.num_rods
-            pairs = [(i, j) for i in range(n) for j in range(i + 1, n)] if target == "rods" else []
-            pairs += [(i, i) for i in range(n)] if target == "self" else []
-        elif isinstance(target, tuple) and len(target) == 2:
-            i, j = sorted((rods.rod_index(target[0]), rods.rod_index(target[1])))
-            pairs = [(i, j)]
-        else:
-            return (
-                "a target is an obstacle, a pair of rods (a, b), 'rods' or 'self', got "
-                f"{type(target).__name__}."
-            )
-        for i, j in pairs:
-            kind = "self" if i == j else "pair"
-            if kind not in kinds:
-                return f"{type(model).__name__} acts on obstacles; rods need another model."
-            if self._pair_owner[i, j] != _UNTARGETED:
-                what = (
-                    f"rod {rods.names[i]!r} with itself"
-                    if i == j
-                    else (f"rods {rods.names[i]!r} and {rods.names[j]!r}")
-                )
-                return f"{what} declared twice; declare each target once."
-        index = self._model_index(model)
-        for i, j in pairs:
-            self._pair_owner[i, j] = self._pair_owner[j, i] = index
-        if index >= 0:
-            self._targets[index].append(repr(target))
-        return None
+        if model is None:
+            return self._targets.declare(target, DETECTED, ("obstacle", "pair", "self"), "")
+        known = [k for k, m in enumerate(self._models) if m is model]
+        index = known[0] if known else len(self._models)
+        problem = self._targets.declare(target, index, model.target_kinds, type(model).__name__)
+        if problem is None and not known:
+            self._models.append(model)
+        return problem
 
     # -- access ----------------------------------------------------------------------------------
     @property
@@ -280,7 +227,7 @@ class ContactScene:
     @property
     def obstacles(self) -> tuple[Obstacle, ...]:
         """The obstacles, in the order they were declared."""
-        return tuple(self._obstacles)
+        return tuple(self._targets.obstacles)
 
     @property
     def search(self) -> ContactSearch:
@@ -311,7 +258,7 @@ class ContactScene:
                 "this contact scene is already in a problem; make one scene per problem "
                 "(its models hold the state of that problem's run)."
             )
-        elif not self._obstacles and np.all(self._pair_owner == _UNTARGETED):
+        elif self._targets.empty:
             message = (
                 "the contact scene has no target: add an obstacle, a pair of rods, 'rods' or "
                 "'self'."
@@ -326,15 +273,14 @@ class ContactScene:
             message = " ".join(refused) or None
         raise_collectively(rods.comm, message)
         n = rods.num_rods
-        owner = self._pair_owner
         self._search = ContactSearch(
             rods,
             self._positions,
             self._radii,
             margin=self._margin,
-            pairs=[(i, j) for i in range(n) for j in range(i + 1, n) if owner[i, j] >= _DETECTED],
-            self_contact=[i for i in range(n) if owner[i, i] >= _DETECTED],
-            obstacles=self._obstacles,
+            pairs=self._targets.searched_pairs(),
+            self_contact=self._targets.searched_self(),
+            obstacles=self._targets.obstacles,
             line_points=line_points,
             representation=self._representation,
             **self._search_options,  # type: ignore[arg-type]
@@ -342,16 +288,14 @@ class ContactScene:
         self._tracker = ContactTracker(self._search)
         stencils = CentrelineStencils(rods, self._rod.function_space, self._representation)
         lengths = np.array([self._search.centreline.max_element_length(i) for i in range(n)])
-        for k, (model, targets) in enumerate(zip(self._models, self._targets, strict=True)):
+        for k, model in enumerate(self._models):
             model.bind(
                 Binding(
                     rod=self._rod,
                     radii=self._radii,
-                    obstacles=tuple(self._obstacles),
-                    own_obstacles=tuple(
-                        i for i, owner in enumerate(self._obstacle_owner) if owner == k
-                    ),
-                    targets=", ".join(targets),
+                    obstacles=self.obstacles,
+                    own_obstacles=self._targets.obstacles_of(k),
+                    targets=", ".join(self._targets.described.get(k, [])),
                     stencils=stencils,
                     element_lengths=lengths,
                     margin=self._margin,
@@ -378,19 +322,11 @@ class ContactScene:
     def _iterate(self, t: float) -> RawContacts:
         return self._found(self._rod.state.x.array.reshape(-1, 6)[:, :3].ravel(), t)
 
-    def _owners(self, contacts: RawContacts) -> IntArray:
-        """The model index (or −1: search only) of each contact."""
-        obstacle = contacts.kind == KIND_OBSTACLE
-        owners = np.asarray([*self._obstacle_owner, _DETECTED], dtype=np.int64)
-        of_obstacle = owners[np.where(obstacle, contacts.rod_b, len(self._obstacle_owner))]
-        rod_b = np.where(obstacle, contacts.rod_a, contacts.rod_b)
-        return np.where(obstacle, of_obstacle, self._pair_owner[contacts.rod_a, rod_b])
-
     def _set_of(self, k: int, contacts: ContactSet) -> ContactSet:
-        return contacts.take(np.flatnonzero(self._owners(contacts.contacts) == k))
+        return contacts.take(np.flatnonzero(self._targets.owners(contacts.contacts) == k))
 
     def _raw_of(self, k: int, contacts: RawContacts) -> RawContacts:
-        return contacts.take(np.flatnonzero(self._owners(contacts) == k))
+        return contacts.take(np.flatnonzero(self._targets.owners(contacts) == k))
 
     # -- the run ---------------------------------------------------------------------------------
     def observe(self, step: int, t: float) -> ContactSet:
@@ -415,7 +351,7 @@ class ContactScene:
         """
         contacts = self.current
         assert contacts is not None and self._tracker is not None, "observe() first"
-        owners = self._owners(contacts.contacts)
+        owners = self._targets.owners(contacts.contacts)
         per_model = np.array([m.start_tolerance for m in self._models] + [1e-8])
         tolerance = per_model[np.where(owners >= 0, owners, len(self._models))]
         raise_collectively(self._comm, self._tracker.start_problem(contacts.contacts, tolerance))
