@@ -285,13 +285,13 @@ def test_sliding_rows_match_central_differences(comm):
     scene.attach("energy-momentum")
     scene.observe(0, 0.0)
     scene.begin_step(StepContext(t=0.0, dt=0.01, end=0.01, step=0, scheme="energy-momentum"))
-    rolling2._sliding = {int(i) for i in rolling2._points.ids}
+    rolling2._now.sliding = {int(i) for i in rolling2._now.points.ids}
     state = problem.rod.state.x.array
     rng = np.random.default_rng(7)
     state[:] += 0.01 * rng.standard_normal(len(state))
     mu = np.array([0.3, -0.2, -1.0])
     lin = rolling2.linearise(mu)
-    nodes = rolling2._points.nodes[0]
+    nodes = rolling2._now.points.nodes[0]
     dofs = (6 * nodes[:, None] + np.arange(6)).ravel()
     rows, cols, values = lin.constraint_jacobian
     dense = np.zeros((3, len(state)))
@@ -348,7 +348,7 @@ def test_rolling_rows_match_central_differences(comm):
     K = dense(lin.stiffness, (n, n))
     G = dense(lin.coupling, (n, 3))
     C = dense(lin.constraint_jacobian, (3, n))
-    dofs = (6 * rolling._points.nodes[0][:, None] + np.arange(6)).ravel()
+    dofs = (6 * rolling._now.points.nodes[0][:, None] + np.arange(6)).ravel()
     h = 1e-7
     for dof in dofs:
         state[dof] += h

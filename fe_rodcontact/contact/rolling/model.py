@@ -8,80 +8,41 @@ material points of both rods at the contact point move together (Lagrange–d'Al
 three rows per contact (normal: non-penetration; tangential: no slip) with a multiplier μ ∈ R³,
 the contact force: −μ on rod a at the contact point, +μ on rod b, with their moments about the
 centrelines. Against a rigid obstacle, ρ_a = −R_a ν (ν the obstacle's unit normal at the rod)
-and the obstacle's surface moves with its prescribed velocity.
+and the obstacle's surface moves with its prescribed velocity. docs/rolling.md derives the
+discrete rows and shows what they conserve; in short:
 
-**The discrete constraint.** On the energy–momentum step (unknowns uₙ₊₁ and the Cayley vector
-τ of the rotation increment) the velocities are the increments: with the weights w_k of the
-contact points in the search's centreline representation
-(:mod:`~fe_rodcontact.contact.geometry.stencils`: the smooth cubic B-spline kernel or the P1/P2
-basis), x̃ = Σ w_k x_k, Δx̃ = Σ w_k (uₙ₊₁ − uₙ)_k, τ̄ = Σ w_k τ_k, and the lever arms at the
-midpoint configuration (D̄ = x̃_b − x̃_a at ½(uₙ + uₙ₊₁)),
+- **Energy–momentum step.** The rows are on the step's increments at the midpoint
+  configuration, c = Δx̃_a − Δx̃_b + τ̄_a × αD̄ + τ̄_b × (1−α)D̄ (α = R_a/(R_a+R_b)), and the
+  multipliers' virtual work is μ·BΔq with B the coefficient of the increment in c (the
+  Lagrange–d'Alembert force, not the vakonomic one): ideal rolling does no work, momenta are
+  conserved exactly, |Dₙ₊₁| = |Dₙ| at the step's contact points, which are placed where the
+  distance exceeds its least value equally at tₙ and tₙ₊₁ (:meth:`move_points`), so the true gap
+  is held.
+- **Generalized-α** (schemes whose equations hold at tₙ₊₁,
+  :class:`~fe_rodcontact.contact.model.EndVelocityRows`). The no-slip rows are on the end
+  velocity, the normal row holds the gap at position level, the points are the end
+  configuration's closest points. Sliding (``slide_outside_cone``) is energy–momentum only.
+- **Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
+  roll; a line contact gets one contact point per element. With ``unilateral=True`` a contact
+  whose normal force comes out tensile is released and the step solved again.
+- **Impacts.** A contact that closes during the run takes a perfectly inelastic impulse
+  (``impacts="inelastic"``): its rows ask the material points to end the step together,
+  c = B(x̄)(Δq − ½Δt q̇ₙ); the energy it removes, μ·BΔq, is recorded (``impact_loss``,
+  ``impact_energy_loss``). One that closes from farther than the search margin within a step,
+  or any impact with ``impacts="error"``, raises
+  :class:`~fe_rodcontact.contact.geometry.tracking.ContactError`.
 
-    c = Δx̃_a − Δx̃_b + τ̄_a × α D̄ + τ̄_b × (1−α) D̄ = 0,   α = R_a/(R_a+R_b).
-
-The multipliers' virtual work is μ·B δq with B the coefficient of the increment Δq in c (the
-Lagrange–d'Alembert force, not the derivative of c: that would be the vakonomic model), so
-
-- on the step's own increment it is μ·c = 0: ideal rolling does no work, and the scheme's
-  energy is conserved to the solver tolerance;
-- a translation δq = (e, 0) gives μ·(e − e) = 0 and a rotation δq = (e × x̄, e) gives
-  μ·(e × (x̃_a − x̃_b + D̄)) = 0: linear and angular momentum are conserved exactly, because
-  the two lever arms add up to D̄;
-- the normal row is n̄·(D_{n+1} − D_n) = 0 with n̄ ∥ D̄ = ½(D_n + D_{n+1}): |D_{n+1}| = |D_n|
-  exactly at the step's contact points (a discrete gradient of the distance).
-
-The contact points of a step are the closest points of the *midpoint* configuration
-(:meth:`RollingContact.move_points` searches again after each solve until they settle), so the
-gap at the true closest points changes by O(Δt³) per step instead of the O(Δt²) that points
-frozen at tₙ would give.
-
-**Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
-roll; rods lying along each other or along an obstacle (line contact) get one contact point per
-element (the element midpoint). With ``unilateral=True`` a contact whose normal force comes out
-tensile is released and the step solved again without it.
-
-**Impacts.** A contact that closes during the run (found penetrating at the end of a solve, or
-touching at the start of a step without being active) is an impact. With
-``impacts="inelastic"`` (the default) the step is solved again with the contact active and its
-three rows asking for the material points to *end* the step together, i.e. on the scheme's
-discrete end velocity 2Δq/Δt − q̇ₙ:
-
-    c_impact = B(x̄)(Δq − ½Δt q̇ₙ) = 0,
-
-with q̇ₙ the nodal velocities and spatial angular velocities at tₙ: a perfectly inelastic
-normal and tangential impulse at the contact point, spread over the step. It conserves linear
-and angular momentum like the rolling rows (same B) and removes the energy μ·BΔq, which is
-recorded per contact (``impact_loss``) and summed in the diagnostics
-(``impact_energy_loss``): kinetic + elastic energy + that sum stays constant. From the next
-step on the contact rolls at the gap the impact step left, |g| ≤ ½Δt |ġ| (a smaller step
-leaves a smaller one). A contact that closes from farther than the search margin within one
-step raises :class:`~fe_rodcontact.contact.geometry.tracking.ContactError` (reduce Δt or enlarge the
-margin); ``impacts="error"`` raises it for every impact.
-
-**Generalized-α** (:meth:`RollingContact.use_end_velocity_rows`). Its equilibrium holds at
-tₙ₊₁, so the rows are written there: the no-slip rows on the scheme's end velocities, which
-are affine in the increment and go through cay(τ) for the rotations,
-vₙ₊₁ = (Δu + u_off)/h and ωₙ₊₁ = (τ + cay(τ)θ_off)/h at the nodes
-(:class:`~fe_rodcontact.contact.model.EndVelocityRows`), with the lever arms of the end
-configuration; the normal row holds the gap at position level (index 3, as Arnold & Brüls
-analyse generalized-α for constrained systems): g(σ) at tₙ₊₁ equals the contact's gap at tₙ.
-The multipliers' force is Bᵀμ with B of the end configuration, the force at tₙ₊₁. The contact
-points are the closest points of the end configuration (:meth:`move_points` searches after
-each solve until they settle), so the true gap is held exactly. An impact's three rows are on
-the end velocity (the material points end the step together). Sliding
-(``slide_outside_cone``) is energy–momentum only.
-
-**Where the pieces are.** :class:`RollingContact` holds the contact state and runs the step
-(:meth:`~RollingContact.prepare`, :meth:`~RollingContact.linearise`,
-:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The stencils, lever arms
-and the constraint c are in :mod:`~fe_rodcontact.contact.rolling.geometry`, the forces Bᵀμ and
-their blocks in :mod:`~fe_rodcontact.contact.rolling.rows`, the placement of the contact points
-in :mod:`~fe_rodcontact.contact.geometry.placement`, the changes of the contact set (identities,
+**Where the pieces are.** :class:`RollingContact` holds the contact state and takes part in the
+step (:meth:`~RollingContact.begin_step`, :meth:`~RollingContact.linearise`,
+:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The active contacts are in
+:mod:`~fe_rodcontact.contact.rolling.active`, the lever arms and the rows c in
+:mod:`~fe_rodcontact.contact.rolling.geometry`, the forces Bᵀμ and their blocks in
+:mod:`~fe_rodcontact.contact.rolling.rows`, the placement of the contact points in
+:mod:`~fe_rodcontact.contact.geometry.placement`, the changes of the contact set (identities,
 impacts, sliding) in :mod:`~fe_rodcontact.contact.rolling.changes`, and the records in
 :mod:`~fe_rodcontact.contact.rolling.records`.
 """
 
-import copy
 from pathlib import Path
 
 from mpi4py import MPI
@@ -96,8 +57,6 @@ from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawC
 from fe_rodcontact.contact.geometry.tracking import (
     ContactError,
     ContactSet,
-    contact_set_arrays,
-    contact_set_from_arrays,
 )
 from fe_rodcontact.contact.model import (
     Binding,
@@ -106,7 +65,7 @@ from fe_rodcontact.contact.model import (
     EndVelocityRows,
     StepContext,
 )
-from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays, write_records
+from fe_rodcontact.contact.records import write_records
 from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.contact.rolling.changes import (
     adopted_identities,
@@ -120,6 +79,7 @@ from fe_rodcontact.contact.rolling.changes import (
 from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry
 from fe_rodcontact.contact.rolling.records import contact_record, step_summary
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
+from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
@@ -202,33 +162,11 @@ class RollingContact(ContactModel):
         self.start_tolerance = float(touch_tolerance)
         self._touch = float(touch_tolerance)
         self._settle = float(settle_tolerance)
-        self._sliding: set[int] = set()  # contacts that slide in this step
-        self._committed_sliding: set[int] = set()  # ... at the end of the last accepted step
-        self._switched: set[int] = set()  # contacts that switched in this step (once each)
-        self._friction_energy_loss = 0.0
-        self._points: ActiveContacts | None = None
-        self._places: RowPlaces | None = None  # where the rows of _points go (built once)
-        self._previous_points: dict[int, tuple[float, float]] = {}
-        self._start = RawContacts.empty()
-        self._end_gaps = np.zeros(0)
-        self._end_tangency = np.zeros(0)
-        self._committed: set[int] = set()  # the contacts active in the last accepted step
-        self._impacting: set[int] = set()  # contacts whose impact is this step
-        self._tracked = RawContacts.empty()  # every contact found at tₙ, with its identity
-        self._tracked_ids = np.zeros(0, np.int64)
-        self._step_set: ContactSet | None = None  # the contacts at this step's start
-        self._previous_set: ContactSet | None = None  # ... at the last accepted step's start
+        self._now = StepState()
+        self._run = RunState()
+        self._places: RowPlaces | None = None  # where the rows of the points go (built once)
         self._velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function] | None = None
         self._end_rows: EndVelocityRows | None = None
-        self._impact_energy_loss = 0.0
-        self._started = False
-        self._multipliers: dict[int, FloatArray] = {}
-        self._step = 0
-        self._t = 0.0
-        self._dt = 0.0
-        self.records: list[dict[str, float]] = []
-        """One row per contact and accepted step (see :meth:`write_records`)."""
-        self._last: dict[str, float] = {}
 
     def bind(self, binding: Binding) -> None:
         """The stencils of the scene's centreline, the point placement and the step geometry."""
@@ -263,17 +201,18 @@ class RollingContact(ContactModel):
     @property
     def num_multipliers(self) -> int:
         """Three per active contact."""
-        return 0 if self._points is None else 3 * len(self._points.ids)
+        return 0 if self._now.points is None else 3 * len(self._now.points.ids)
 
     @property
     def _row_time(self) -> float:
         """The time that turns a row into a velocity: Δt on the increment, h on the end."""
-        return self._dt if self._end_rows is None else self._end_rows.scale
+        return self._now.dt if self._end_rows is None else self._end_rows.scale
 
     def _impact_problem(self, found: RawContacts, row: int) -> str | None:
         """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
+        velocities = self._velocities is not None
         return impact_problem(
-            found, row, t=self._t, impacts=self.impacts, has_velocities=self._velocities is not None
+            found, row, t=self._now.t, impacts=self.impacts, has_velocities=velocities
         )
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
@@ -282,12 +221,13 @@ class RollingContact(ContactModel):
         At the start: those that touch. Later: those active in the last accepted step, and
         those that touch or went through without being active (impacts).
         """
-        self._tracked, self._tracked_ids = found, ids
+        self._now.tracked, self._now.tracked_ids = found, ids
         if starting:
             active = np.abs(found.gap) <= self._touch * reach(self._radii, found)
             fresh = np.zeros(len(found), dtype=bool)
         else:
-            known = np.isin(ids, np.fromiter(self._committed, np.int64, len(self._committed)))
+            committed = self._run.committed
+            known = np.isin(ids, np.fromiter(committed, np.int64, len(committed)))
             fresh = ~known & (found.gap <= self._touch * reach(self._radii, found))
             problem = (
                 self._impact_problem(found, int(np.flatnonzero(fresh)[0]))
@@ -297,11 +237,11 @@ class RollingContact(ContactModel):
             raise_collectively(self._comm, problem, ContactError)
             active = known | fresh
         rows = np.flatnonzero(active)
-        self._impacting = {int(i) for i in ids[fresh]}
-        self._start = found.take(rows)
-        self._points = ActiveContacts.build(
+        self._now.impacting = {int(i) for i in ids[fresh]}
+        self._now.start = found.take(rows)
+        self._now.points = ActiveContacts.build(
             self._stencils,
-            self._placement.guess(self._start, ids[rows], self._previous_points),
+            self._placement.guess(self._now.start, ids[rows], self._run.previous_points),
             ids[rows],
         )
 
@@ -312,16 +252,17 @@ class RollingContact(ContactModel):
         (:func:`~fe_rodcontact.contact.rolling.changes.adopted_identities`) instead of the
         new one counting as an impact.
         """
+        committed = self._run.committed
         adopted = adopted_identities(
-            previous, found, ids, self._committed, radii=self._radii, touch_tolerance=self._touch
+            previous, found, ids, committed, radii=self._radii, touch_tolerance=self._touch
         )
         for was, now in adopted:
-            self._committed = (self._committed - {was}) | {now}
-            if was in self._committed_sliding:
-                self._committed_sliding = (self._committed_sliding - {was}) | {now}
-            if was in self._multipliers:
-                self._multipliers[now] = self._multipliers.pop(was)
-            self._previous_points.pop(was, None)  # no guess across the jump
+            self._run.committed = (self._run.committed - {was}) | {now}
+            if was in self._run.committed_sliding:
+                self._run.committed_sliding = (self._run.committed_sliding - {was}) | {now}
+            if was in self._run.multipliers:
+                self._run.multipliers[now] = self._run.multipliers.pop(was)
+            self._run.previous_points.pop(was, None)  # no guess across the jump
 
     def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
         """Add the contacts that went through during the step as impacts; whether any did.
@@ -330,60 +271,59 @@ class RollingContact(ContactModel):
             found: The contacts of the step's end configuration.
             matched: The rows of ``found`` that the active contacts became.
         """
-        assert self._points is not None
+        assert self._now.points is not None
         through = penetrating(found, matched, radii=self._radii, touch_tolerance=self._touch)
         if not len(through):
             return False
         rows, problem = tracked_origins(
             found,
             through,
-            self._tracked,
-            self._tracked_ids,
-            self._points.ids,
+            self._now.tracked,
+            self._now.tracked_ids,
+            self._now.points.ids,
             self._h,
             margin=self._margin,
-            t=self._t,
+            t=self._now.t,
         )
         problem = self._impact_problem(found, int(through[0])) or problem
         raise_collectively(self._comm, problem, ContactError)
-        new, new_ids = self._tracked.take(rows), self._tracked_ids[rows]
-        self._start = RawContacts.concatenate([self._start, new])
-        self._points = ActiveContacts.build(
+        new, new_ids = self._now.tracked.take(rows), self._now.tracked_ids[rows]
+        self._now.start = RawContacts.concatenate([self._now.start, new])
+        self._now.points = ActiveContacts.build(
             self._stencils,
-            RawContacts.concatenate([self._points.contacts, new]),
-            np.concatenate([self._points.ids, new_ids]),
+            RawContacts.concatenate([self._now.points.contacts, new]),
+            np.concatenate([self._now.points.ids, new_ids]),
         )
-        self._impacting |= {int(i) for i in new_ids}
+        self._now.impacting |= {int(i) for i in new_ids}
         return True
 
     # -- the step ------------------------------------------------------------------------------
     def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
         """The contacts at tₙ (the committed configuration): they roll during the step."""
-        self._t, self._dt = context.t, context.dt
+        self._now.t, self._now.dt = context.t, context.dt
         self._velocities = context.velocities
         self._end_rows = context.end_velocity
-        self._switched = set()
-        self._started = True
+        self._now.switched = set()
         ids = np.asarray(contacts.ids)
-        if self._previous_set is not None and self._step > 0:
-            self._adopt(self._previous_set, contacts.contacts, ids)
-        self._step_set = contacts
-        self._sliding = set(self._committed_sliding)  # a failed attempt's switches are undone
+        if self._run.previous_set is not None and self._run.step > 0:
+            self._adopt(self._run.previous_set, contacts.contacts, ids)
+        self._now.contacts = contacts
+        self._now.sliding = set(self._run.committed_sliding)  # an earlier attempt's are undone
         self._select(contacts.contacts, starting=context.step == 0, ids=ids)
         self._check_rod_ends()
 
     def _check_rod_ends(self) -> None:
         """A rolling contact at the free end of a rod: a ContactError on every rank."""
-        assert self._points is not None
-        at_end = np.flatnonzero(self._points.contacts.at_end)
+        assert self._now.points is not None
+        at_end = np.flatnonzero(self._now.points.contacts.at_end)
         message = None
         if len(at_end):
             row = int(at_end[0])
             message = (
-                f"rolling contact {int(self._points.ids[row])} between "
-                f"{self._describe(self._points.contacts, row)} reached the free end of a rod at "
-                f"t = {self._t:.6g} (step {self._step}); the contact point would leave the rod. "
-                "Lengthen the rod."
+                f"rolling contact {int(self._now.points.ids[row])} between "
+                f"{self._describe(self._now.points.contacts, row)} reached the free end of a "
+                f"rod at t = {self._now.t:.6g} (step {self._run.step}); the contact point would "
+                "leave the rod. Lengthen the rod."
             )
         raise_collectively(self._comm, message, ContactError)
 
@@ -397,10 +337,11 @@ class RollingContact(ContactModel):
 
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
-        if self._points is None:
+        if self._now.points is None:
             return np.zeros(0)
+        last = self._run.multipliers
         return np.concatenate(
-            [self._multipliers.get(int(i), np.zeros(3)) for i in self._points.ids] or [np.zeros(0)]
+            [last.get(int(i), np.zeros(3)) for i in self._now.points.ids] or [np.zeros(0)]
         )
 
     def _geometries(self, with_impacts: bool = True) -> tuple[GroupGeometry, GroupGeometry]:
@@ -409,21 +350,21 @@ class RollingContact(ContactModel):
         Args:
             with_impacts: The rows of contacts whose impact is in this step are the impact's.
         """
-        assert self._points is not None
+        assert self._now.points is not None
         return self._geometry.groups(
-            self._points,
-            impacting=self._impacting if with_impacts else set(),
+            self._now.points,
+            impacting=self._now.impacting if with_impacts else set(),
             velocities=self._velocities,
-            t=self._t,
-            dt=self._dt,
+            t=self._now.t,
+            dt=self._now.dt,
             end_rows=self._end_rows,
-            held_gaps=None if self._end_rows is None else self._start.gap,
+            held_gaps=None if self._end_rows is None else self._now.start.gap,
         )
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
         """:meth:`GroupGeometry.contact` of every active contact, in the step's order."""
-        assert self._points is not None
-        out: list[dict] = [{} for _ in self._points.ids]
+        assert self._now.points is not None
+        out: list[dict] = [{} for _ in self._now.points.ids]
         for geometry in self._geometries(with_impacts):
             for j, i in enumerate(geometry.group.index):
                 out[i] = geometry.contact(j)
@@ -431,22 +372,22 @@ class RollingContact(ContactModel):
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
-        assert self._points is not None
-        if self._places is None or self._places.points is not self._points:
-            self._places = RowPlaces(self._points)
+        assert self._now.points is not None
+        if self._places is None or self._places.points is not self._now.points:
+            self._places = RowPlaces(self._now.points)
         return linearisation(
             self._places,
             self._geometries(),
             multipliers,
-            sliding=self._sliding - self._impacting,  # an impact's rows are the impact's
+            sliding=self._now.sliding - self._now.impacting,  # an impact's rows are the impact's
             friction_coefficient=self.friction_coefficient,
-            slip_epsilon=self.slip_regularization * self._dt,
+            slip_epsilon=self.slip_regularization * self._now.dt,
         )
 
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
         """Pressure p of each contact (positive when pressing) at the current state."""
-        assert self._points is not None
-        push = np.zeros((len(self._points.ids), 3))
+        assert self._now.points is not None
+        push = np.zeros((len(self._now.points.ids), 3))
         for geometry in self._geometries():
             push[geometry.group.index] = geometry.push
         return -np.einsum("nc,nc->n", multipliers.reshape(-1, 3), push)
@@ -463,16 +404,16 @@ class RollingContact(ContactModel):
         Returns:
             Whether the active contacts or their points changed (solve the step again).
         """
-        assert self._points is not None
-        if self.unilateral and len(self._points.ids):
+        assert self._now.points is not None
+        if self.unilateral and len(self._now.points.ids):
             pressure = self._normal_forces(multipliers)
             tensile = pressure < 0
             if np.any(tensile):
                 keep = np.flatnonzero(~tensile)
-                self._impacting -= {int(i) for i in self._points.ids[tensile]}
-                self._start = self._start.take(keep)
-                self._points = ActiveContacts.build(
-                    self._stencils, self._points.contacts.take(keep), self._points.ids[keep]
+                self._now.impacting -= {int(i) for i in self._now.points.ids[tensile]}
+                self._now.start = self._now.start.take(keep)
+                self._now.points = ActiveContacts.build(
+                    self._stencils, self._now.points.contacts.take(keep), self._now.points.ids[keep]
                 )
                 return True
         self._store(multipliers)
@@ -482,24 +423,24 @@ class RollingContact(ContactModel):
         rods = self._rod.rods
         lengths, closed = np.asarray(rods.lengths), np.asarray(rods.closed)
         matches = follow_contacts(
-            self._comm, self._start, found, lengths=lengths, closed=closed, t=self._t
+            self._comm, self._now.start, found, lengths=lengths, closed=closed, t=self._now.t
         )
         if self._closed_in_step(found, matches.new):
             return True
-        if not len(self._points.ids):
+        if not len(self._now.points.ids):
             return False
         end = found.take(matches.new)
         end_a, end_b = matches.ends(found)
-        self._end_gaps = end.gap.copy()
-        self._end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
-        current = self._points.contacts
-        fixed = (self._start.mode == MODE_LINE) | self._start.at_end
+        self._now.end_gaps = end.gap.copy()
+        self._now.end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
+        current = self._now.points.contacts
+        fixed = (self._now.start.mode == MODE_LINE) | self._now.start.at_end
         if self._end_rows is None:
             sigma_a, sigma_b, _ = self._placement.equal_excess_points(
-                self._start, end_a, end_b, self._t, self._dt, fixed
+                self._now.start, end_a, end_b, self._now.t, self._now.dt, fixed
             )
         else:  # rows at tₙ₊₁: the end configuration's closest points
-            sigma_a, sigma_b = self._placement.end_points(self._start, end_a, end_b, fixed)
+            sigma_a, sigma_b = self._placement.end_points(self._now.start, end_a, end_b, fixed)
         obstacle = current.kind == KIND_OBSTACLE
         h = self._h[current.rod_a]
         rods_b = np.where(obstacle, current.rod_a, current.rod_b)
@@ -513,7 +454,7 @@ class RollingContact(ContactModel):
         if np.max(shift) <= self._settle:
             return False
         moved = self._placement.moved(current, sigma_a, sigma_b)
-        self._points = ActiveContacts.build(self._stencils, moved, self._points.ids)
+        self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)
         return True
 
     def _switch_sliding(self, multipliers: FloatArray) -> bool:
@@ -524,42 +465,43 @@ class RollingContact(ContactModel):
         Returns:
             Whether a contact switched (solve the step again).
         """
-        assert self._points is not None and self.friction_coefficient is not None
+        assert self._now.points is not None and self.friction_coefficient is not None
         switched = sliding_switches(
-            self._points.ids,
+            self._now.points.ids,
             self._contact_geometries(),
             multipliers,
-            sliding=self._sliding,
-            frozen=self._impacting | self._switched,
+            sliding=self._now.sliding,
+            frozen=self._now.impacting | self._now.switched,
             friction_coefficient=self.friction_coefficient,
-            slip_epsilon=self.slip_regularization * self._dt,
+            slip_epsilon=self.slip_regularization * self._now.dt,
         )
-        self._sliding ^= switched  # the sliding ones roll, the rolling ones slide
-        self._switched |= switched
+        self._now.sliding ^= switched  # the sliding ones roll, the rolling ones slide
+        self._now.switched |= switched
         return bool(self._comm.allreduce(bool(switched), op=MPI.LOR))
 
     def _store(self, multipliers: FloatArray) -> None:
-        assert self._points is not None
-        for j, i in enumerate(self._points.ids):
-            self._multipliers[int(i)] = np.array(multipliers[3 * j : 3 * j + 3])
+        assert self._now.points is not None
+        for j, i in enumerate(self._now.points.ids):
+            self._run.multipliers[int(i)] = np.array(multipliers[3 * j : 3 * j + 3])
 
     def commit(self, t: float) -> None:
         """Record every contact of the accepted step (the state holds uₙ₊₁ and τ)."""
-        assert self._points is not None
-        p = self._points
+        assert self._now.points is not None
+        p = self._now.points
         geometries = self._contact_geometries()
-        raw = self._contact_geometries(with_impacts=False) if self._impacting else geometries
+        raw = self._contact_geometries(with_impacts=False) if self._now.impacting else geometries
         n = len(p.ids)
-        gaps = self._end_gaps if len(self._end_gaps) == n else np.full(n, np.nan)
-        tangency = self._end_tangency if len(self._end_tangency) == n else np.full(n, np.nan)
+        now = self._now
+        gaps = now.end_gaps if len(now.end_gaps) == n else np.full(n, np.nan)
+        tangency = now.end_tangency if len(now.end_tangency) == n else np.full(n, np.nan)
         rows = []
         for i, identity in enumerate(int(j) for j in p.ids):
-            impact = identity in self._impacting
+            impact = identity in self._now.impacting
             rows.append(
                 contact_record(
                     geometries[i],
-                    self._multipliers.get(identity, np.zeros(3)),
-                    step=self._step + 1,
+                    self._run.multipliers.get(identity, np.zeros(3)),
+                    step=self._run.step + 1,
                     t=t,
                     identity=identity,
                     s_a=float(p.contacts.s_a[i]),
@@ -567,30 +509,30 @@ class RollingContact(ContactModel):
                     gap=float(gaps[i]),
                     tangency=float(tangency[i]),
                     impact_geometry=raw[i] if impact else None,
-                    sliding=identity in self._sliding and not impact,
+                    sliding=identity in self._now.sliding and not impact,
                     dt=self._row_time,
                     friction_coefficient=self.friction_coefficient,
                 )
             )
-        self.records.extend(rows)
-        self._impact_energy_loss += sum(r["impact_loss"] for r in rows)
-        self._friction_energy_loss += sum(r["friction_loss"] for r in rows)
-        self._committed = {int(i) for i in p.ids}
-        self._committed_sliding = self._sliding & self._committed
-        self._impacting = set()
+        self._run.records.extend(rows)
+        self._run.impact_energy_loss += sum(r["impact_loss"] for r in rows)
+        self._run.friction_energy_loss += sum(r["friction_loss"] for r in rows)
+        self._run.committed = {int(i) for i in p.ids}
+        self._run.committed_sliding = self._now.sliding & self._run.committed
+        self._now.impacting = set()
         # The guess of the next step moves σ on by the last step's motion: from its points
         # (half-way on the increment rows) or from its start (the rows at tₙ₊₁ use the end's).
-        points = p.contacts if self._end_rows is None else self._start
-        self._previous_points = {
+        points = p.contacts if self._end_rows is None else self._now.start
+        self._run.previous_points = {
             int(i): (float(points.s_a[j]), float(points.s_b[j])) for j, i in enumerate(p.ids)
         }
-        self._step += 1
-        self._previous_set = self._step_set
-        self._last = step_summary(
+        self._run.step += 1
+        self._run.previous_set = self._now.contacts
+        self._run.last = step_summary(
             rows,
             gaps,
-            impact_energy_loss=self._impact_energy_loss,
-            friction_energy_loss=self._friction_energy_loss,
+            impact_energy_loss=self._run.impact_energy_loss,
+            friction_energy_loss=self._run.friction_energy_loss,
         )
 
     def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
@@ -600,8 +542,8 @@ class RollingContact(ContactModel):
         step, and the energy removed by impacts so far.
         """
         return (
-            dict(self._last)
-            if self._last
+            dict(self._run.last)
+            if self._run.last
             else {
                 "rolling_contacts": float(self.num_multipliers // 3),
                 "impact_energy_loss": 0.0,
@@ -610,100 +552,39 @@ class RollingContact(ContactModel):
         )
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The state between steps, the same on every rank.
-
-        Contact identities, the active and sliding contacts, the last multipliers and points,
-        the losses so far and the records.
-        """
-        arrays: dict[str, npt.NDArray[np.generic]] = {}
-        if self._previous_set is not None:
-            arrays.update(
-                {f"start_{k}": v for k, v in contact_set_arrays(self._previous_set).items()}
-            )
-        arrays["committed"] = np.array(sorted(self._committed), dtype=np.int64)
-        arrays["committed_sliding"] = np.array(sorted(self._committed_sliding), dtype=np.int64)
-        ids = sorted(self._multipliers)
-        arrays["multiplier_ids"] = np.array(ids, dtype=np.int64)
-        arrays["multipliers"] = np.array([self._multipliers[i] for i in ids]).reshape(-1, 3)
-        points = sorted(self._previous_points)
-        arrays["point_ids"] = np.array(points, dtype=np.int64)
-        arrays["points"] = np.array([self._previous_points[i] for i in points]).reshape(-1, 2)
-        arrays["scalars"] = np.array(
-            [self._step, float(self._started), self._impact_energy_loss, self._friction_energy_loss]
-        )
-        arrays.update(records_to_arrays(self.records))
-        return arrays
+        """The state between steps (:class:`~fe_rodcontact.contact.rolling.state.RunState`)."""
+        return self._run.arrays()
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
         """Continue from :meth:`checkpoint_state` (after the rods' own state is restored)."""
-        prefix = "start_"
-        self._previous_set = contact_set_from_arrays(
-            {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)},
-            self._rod.rods.names,
-        )
-        self._committed = {int(i) for i in arrays["committed"]}
-        self._committed_sliding = {int(i) for i in arrays["committed_sliding"]}
-        self._multipliers = {
-            int(i): np.array(v, dtype=float)
-            for i, v in zip(arrays["multiplier_ids"], arrays["multipliers"], strict=True)
-        }
-        self._previous_points = {
-            int(i): (float(v[0]), float(v[1]))
-            for i, v in zip(arrays["point_ids"], arrays["points"], strict=True)
-        }
-        step, started, impact_loss, friction_loss = (float(x) for x in arrays["scalars"])
-        self._step, self._started = int(step), bool(started)
-        self._impact_energy_loss, self._friction_energy_loss = impact_loss, friction_loss
-        self.records = records_from_arrays(arrays)
+        self._run = RunState.from_arrays(arrays, self._rod.rods.names)
 
     # -- statics: the active contacts, and a state to go back to after a failed step ----------
     @property
     def active_contacts(self) -> RawContacts:
         """The contacts rolling in the current step (empty before the first step)."""
-        return RawContacts.empty() if self._points is None else self._points.contacts
+        return RawContacts.empty() if self._now.points is None else self._now.points.contacts
 
     def rigid_ties(self) -> RawContacts:
         """The rolling contacts of the step: each holds its rods together (or on an obstacle)."""
         return self.active_contacts
 
-    _SAVED = (
-        "_points",
-        "_previous_points",
-        "_start",
-        "_end_gaps",
-        "_end_tangency",
-        "_started",
-        "_multipliers",
-        "_step",
-        "_t",
-        "_dt",
-        "_last",
-        "_committed",
-        "_committed_sliding",
-        "_sliding",
-        "_switched",
-        "_impacting",
-        "_tracked",
-        "_tracked_ids",
-        "_step_set",
-        "_previous_set",
-        "_impact_energy_loss",
-        "_friction_energy_loss",
-    )
-
     def snapshot(self) -> tuple:
         """The contact state, for :meth:`restore` after a failed step (load step or time step)."""
-        own = tuple(copy.copy(getattr(self, name)) for name in self._SAVED)
-        return own, len(self.records)
+        return copied(self._now), copied(self._run), len(self._run.records)
 
     def restore(self, saved: object) -> None:
         """Return to a state saved by :meth:`snapshot` (the rods are restored by the caller)."""
         assert isinstance(saved, tuple)
-        own, records = saved
-        for name, value in zip(self._SAVED, own, strict=True):
-            setattr(self, name, copy.copy(value))
-        del self.records[records:]
+        now, run, records = saved
+        self._now, self._run = copied(now), copied(run)
+        del self._run.records[records:]
+
+    @property
+    def records(self) -> list[dict[str, float]]:
+        """One row per contact and accepted step (see :meth:`write_records`)."""
+        return self._run.records
 
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
-        write_records(self._comm, self.records, path)
+        write_records(self._comm, self._run.records, path)
