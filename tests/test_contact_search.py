@@ -183,7 +183,7 @@ def test_broad_phase_matches_all_pairs(comm, seed):
 def test_pair_bounds_never_exceed_the_distance():
     """The slab bound of two cubic segments is below their distance (sampled densely), for
     random curved pairs and for neighbouring turns of a coil, where it is nearly tight."""
-    from fe_rodcontact.contact.geometry import compiled
+    from fe_rodcontact.contact.geometry import compiled_broad
     from fe_rodcontact.contact.geometry.centreline import evaluate, power_coefficients
 
     rng = np.random.default_rng(5)
@@ -198,7 +198,7 @@ def test_pair_bounds_never_exceed_the_distance():
     c = power_coefficients(nodes, "smooth")
     first = np.concatenate([np.arange(400), np.arange(800, 840)])
     second = np.concatenate([np.arange(400, 800), np.arange(840, 880)])
-    bound = compiled.slab_bounds(c, first, second)
+    bound = compiled_broad.slab_bounds(c, first, second)
     xi = np.linspace(0.0, 1.0, 401)
     ra = np.stack([evaluate(c[first], np.full(len(first), x))[0] for x in xi], axis=1)
     rb = np.stack([evaluate(c[second], np.full(len(first), x))[0] for x in xi], axis=1)

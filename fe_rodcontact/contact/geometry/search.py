@@ -12,9 +12,10 @@ the rod radius and half the margin). A uniform grid whose cells are, along each 
 as the largest box finds the overlapping boxes; pairs whose spheres are within the margin of
 each other, whose rods may touch, outside the self-contact exclusion and within the chord
 lower bound go on to the narrow phase. Grid and narrow phase run as numba-compiled loops
-(:mod:`~fe_rodcontact.contact.geometry.compiled`); ``find(brute_force=True)`` runs the same tests
-on all
-pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/contact.md).
+(:mod:`~fe_rodcontact.contact.geometry.compiled_broad`,
+:mod:`~fe_rodcontact.contact.geometry.compiled_narrow`); ``find(brute_force=True)`` runs the
+same tests on all pairs in numpy (the reference of the tests). Cost O(N) for N segments
+(docs/contact.md).
 
 **Reusing the candidates (Verlet list).** The broad phase looks for pairs within
 margin + ``skin`` (default skin = margin) and keeps them with a lower bound of each pair's gap.
@@ -69,7 +70,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry import compiled
+from fe_rodcontact.contact.geometry import compiled_broad, compiled_contacts, compiled_segments
 from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays, evaluate
 from fe_rodcontact.contact.geometry.closest import (
     chord_closest_points,
@@ -669,7 +670,9 @@ class ContactSearch:
             boxes_out: list[FloatArray | None] = []
             for q, theirs in enumerate(received):
                 hit = (
-                    compiled.boxes_overlapping(level[0], level[1], theirs[:, :3], theirs[:, 3:])
+                    compiled_broad.boxes_overlapping(
+                        level[0], level[1], theirs[:, :3], theirs[:, 3:]
+                    )
                     if q != comm.rank and theirs is not None and not everything
                     else np.zeros(len(level[0]), dtype=bool)
                 )
@@ -687,7 +690,9 @@ class ContactSearch:
             elif clusters is None:
                 hit = np.zeros(len(local), dtype=bool)
             else:
-                hit = compiled.spheres_reaching(centre, reach, clusters[:, :3], clusters[:, 3:])
+                hit = compiled_broad.spheres_reaching(
+                    centre, reach, clusters[:, :3], clusters[:, 3:]
+                )
             send_index[q] = np.flatnonzero(hit)
             outgoing.append(local.take(send_index[q]).pack() if hit.any() else None)
         sent += sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
@@ -716,7 +721,9 @@ class ContactSearch:
         if listed is None:
             return None
         comm = self._rods.comm
-        moves, moved = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
+        moves, moved = compiled_segments.segment_moves(
+            local.coefficients, listed.reference[: len(local)]
+        )
         if comm.size > 1:
             largest = np.array([moved])
             comm.Allreduce(MPI.IN_PLACE, largest, op=MPI.MAX)
@@ -732,8 +739,9 @@ class ContactSearch:
     ) -> tuple[IntArray, IntArray, FloatArray]:
         """Segment pairs (first, second) to evaluate here, and a lower bound of their gaps.
 
-        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled`, or with ``everything``
-        all pairs filtered by the same tests in numpy (the reference the tests compare with).
+        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled_broad`, or with
+        ``everything`` all pairs filtered by the same tests in numpy (the reference the tests
+        compare with).
         """
         rank = self._rods.comm.rank
         n = len(segments)
@@ -748,7 +756,7 @@ class ContactSearch:
         grow = (segments.radius + 0.5 * self._band)[:, None]
         low, high = low - grow, high + grow
         if not everything:
-            return compiled.near_pairs(
+            return compiled_broad.near_pairs(
                 centre,
                 reach,
                 low,
@@ -817,7 +825,7 @@ class ContactSearch:
         )
         near = bound <= self._band
         first, second = first[near], second[near]
-        slab = compiled.slab_bounds(c, first, second) - segments.radius[first]
+        slab = compiled_broad.slab_bounds(c, first, second) - segments.radius[first]
         bound = np.maximum(bound[near], slab - segments.radius[second])
         near = bound <= self._band
         return first[near], second[near], bound[near]
@@ -844,7 +852,7 @@ class ContactSearch:
             return RawContacts.empty()
         if compiled_kernels:
             return RawContacts(
-                *compiled.pair_contacts(
+                *compiled_contacts.pair_contacts(
                     *self._segment_arguments(seg), first, second, *self._narrow_settings()
                 )
             )
@@ -854,14 +862,14 @@ class ContactSearch:
     def _listed_contacts(
         self, seg: SegmentArrays, listed: _NeighbourList, local_moves: FloatArray
     ) -> RawContacts:
-        """A reusing step's contacts, in one compiled call (``compiled.listed_contacts``).
+        """A reusing step's contacts, in one compiled call (``compiled_contacts.listed_contacts``).
 
         Each pair's bound at the build, less how far its two segments have moved since (the
         local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
         configuration, and those within the margin evaluated.
         """
         return RawContacts(
-            *compiled.listed_contacts(
+            *compiled_contacts.listed_contacts(
                 listed.reference,
                 local_moves,
                 listed.bound,
@@ -961,12 +969,12 @@ class ContactSearch:
     ) -> RawContacts:
         """Contacts from closest parameters: gaps, normals, points, tangency, weights.
 
-        One compiled pass (:func:`~fe_rodcontact.contact.geometry.compiled.assemble_contacts`): at
-        the
+        One compiled pass
+        (:func:`~fe_rodcontact.contact.geometry.compiled_contacts.assemble_contacts`): at the
         few results of a step, numpy's per-call cost was most of the search on small meshes.
         """
         return RawContacts(
-            *compiled.assemble_contacts(
+            *compiled_contacts.assemble_contacts(
                 seg.coefficients,
                 seg.radius,
                 seg.rod,
@@ -1031,7 +1039,7 @@ class ContactSearch:
         R = seg.radius[seg_rows]
         gap = phi - R
         keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
-        status = compiled.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
+        status = compiled_contacts.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
         status[mode == MODE_LINE] = _INTERIOR
         idx = np.flatnonzero(keep)
         rows = seg_rows[idx]
@@ -1069,7 +1077,7 @@ class ContactSearch:
         """
         if len(found) == 0:
             return found
-        any_self, any_line, any_node, points = compiled.selection_rules(
+        any_self, any_line, any_node, points = compiled_contacts.selection_rules(
             found.kind, found.mode, found.clamp, KIND_SELF
         )
         if len(found) == 1 and not (any_self or any_line or any_node):
