@@ -77,18 +77,25 @@ from fe_rodcontact.contact.geometry.closest import (
     point_segment_closest,
     segment_segment_closest,
 )
+from fe_rodcontact.contact.geometry.contacts import (
+    CLAMP_AT_END,
+    CLAMP_AT_FREE_END,
+    CLAMP_AT_START,
+    CLAMP_INSIDE,
+    KIND_OBSTACLE,
+    KIND_SELF,
+    MODE_LINE,
+    MODE_POINT,
+    ROW_WIDTH,
+    RawContacts,
+    allgather_contacts,
+)
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.mesh import RodMesh
 
 __all__ = [
-    "KIND_OBSTACLE",
-    "KIND_ROD",
-    "KIND_SELF",
-    "MODE_LINE",
-    "MODE_POINT",
     "ContactSearch",
-    "RawContacts",
     "SearchStatistics",
 ]
 
@@ -96,145 +103,8 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-KIND_ROD, KIND_SELF, KIND_OBSTACLE = 0, 1, 2
-"""Contact kinds: between two rods, of a rod with itself, of a rod with an obstacle."""
-MODE_POINT, MODE_LINE = 0, 1
-"""Point contact (closest points) or one Gauss point of a line contact."""
-
-_INTERIOR, _LOW, _HIGH, _END = 0, 1, 2, 3
-
 CLUSTER = 32
 """Consecutive owned segments per cluster box in the parallel exchange."""
-
-
-@dataclass(frozen=True)
-class RawContacts:
-    """Contacts found by one search (struct of arrays, identical on every rank).
-
-    Attributes:
-        kind: :data:`KIND_ROD`, :data:`KIND_SELF` or :data:`KIND_OBSTACLE`.
-        mode: :data:`MODE_POINT` or :data:`MODE_LINE`.
-        rod_a: The first rod (the lower index for rod pairs).
-        rod_b: The second rod, or the obstacle index for obstacle contacts.
-        element_a: Element of rod a holding the point (its key, with ``sample``).
-        element_b: Element of rod b (−1 for obstacles).
-        sample: Gauss point index for line contacts (−1 for point contacts).
-        s_a: Material coordinate of the closest point on rod a.
-        s_b: Material coordinate on rod b (0 for obstacles).
-        gap: |d| − R_a − R_b (obstacles: φ − R_a).
-        normal: Unit normal n = d/|d| from rod a towards rod b (obstacles: from the obstacle
-            towards the rod, i.e. the direction in which the obstacle pushes the rod).
-        point: Contact point c = r_a + R_a/(R_a+R_b) d (obstacles: on the surface).
-        centre_a: r_a(s_a) on the current centreline.
-        centre_b: r_b(s_b) (obstacles: the contact point).
-        tangency: (n, 2) relative tangency residuals d·r_a'/(|d||r_a'|), d·r_b'/(|d||r_b'|).
-        weight: Length represented by a line-contact point; 0 for point contacts.
-        at_end: Whether the point sits at the free end of rod a or b (tangency fails there).
-        clamp: (n, 2) where each side's closest point sits on its element: 0 inside, 1 at
-            the element's start, 2 at its end, 3 at the rod's free end.
-    """
-
-    kind: IntArray
-    mode: IntArray
-    rod_a: IntArray
-    rod_b: IntArray
-    element_a: IntArray
-    element_b: IntArray
-    sample: IntArray
-    s_a: FloatArray
-    s_b: FloatArray
-    gap: FloatArray
-    normal: FloatArray
-    point: FloatArray
-    centre_a: FloatArray
-    centre_b: FloatArray
-    tangency: FloatArray
-    weight: FloatArray
-    at_end: BoolArray
-    clamp: IntArray
-
-    @staticmethod
-    def fields() -> tuple[str, ...]:
-        """Field names in order."""
-        return tuple(RawContacts.__dataclass_fields__)
-
-    def __len__(self) -> int:
-        return len(self.kind)
-
-    def take(self, index: IntArray) -> "RawContacts":
-        """The contacts at ``index``."""
-        return RawContacts(*(getattr(self, f)[index] for f in self.fields()))
-
-    @staticmethod
-    def empty() -> "RawContacts":
-        """No contacts."""
-        i, f = np.zeros(0, np.int64), np.zeros(0)
-        v = np.zeros((0, 3))
-        return RawContacts(
-            i,
-            i,
-            i,
-            i,
-            i,
-            i,
-            i,
-            f,
-            f,
-            f,
-            v,
-            v,
-            v,
-            v,
-            np.zeros((0, 2)),
-            f,
-            np.zeros(0, bool),
-            np.zeros((0, 2), np.int64),
-        )
-
-    @staticmethod
-    def concatenate(parts: "Sequence[RawContacts]") -> "RawContacts":
-        """All contacts of several sets."""
-        if not parts:
-            return RawContacts.empty()
-        if len(parts) == 1:  # immutable: no copy needed
-            return parts[0]
-        return RawContacts(
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in RawContacts.fields())
-        )
-
-
-_ROW_LAYOUT = tuple(
-    (name, int(np.prod(value.shape[1:])), value.ndim, value.dtype)
-    for name, value in ((f, getattr(RawContacts.empty(), f)) for f in RawContacts.fields())
-)
-"""Each field of :class:`RawContacts` as columns of a float row: name, columns, ndim, dtype."""
-_ROW_WIDTH = sum(width for _, width, _, _ in _ROW_LAYOUT)
-
-
-def _allgather_contacts(comm: MPI.Comm, mine: RawContacts) -> RawContacts:
-    """Every rank's contacts, in rank order, on every rank.
-
-    One float row per contact (integers and flags are exact as floats), gathered with the
-    buffer-based ``Allgatherv`` after an ``Allgather`` of the counts: mpi4py's pickled
-    ``allgather`` of the 18 arrays cost 0.24–0.26 ms on 2 ranks for one contact, the
-    buffers 0.014 ms (measured after a barrier).
-    """
-    rows = np.empty((len(mine), _ROW_WIDTH))
-    column = 0
-    for name, width, _, _ in _ROW_LAYOUT:
-        rows[:, column : column + width] = getattr(mine, name).reshape(len(mine), width)
-        column += width
-    counts = np.empty(comm.size, dtype=np.int64)
-    comm.Allgather(np.array([rows.size], dtype=np.int64), counts)
-    gathered = np.empty((int(counts.sum()) // _ROW_WIDTH, _ROW_WIDTH))
-    comm.Allgatherv(rows, [gathered, counts])
-    fields = []
-    column = 0
-    for _, width, ndim, dtype in _ROW_LAYOUT:
-        block = gathered[:, column] if ndim == 1 else gathered[:, column : column + width]
-        fields.append(np.ascontiguousarray(block, dtype=dtype))
-        column += width
-    return RawContacts(*fields)
 
 
 @dataclass
@@ -619,8 +489,8 @@ class ContactSearch:
         clock = perf_counter()
         everyone = mine
         if comm.size > 1:
-            everyone = _allgather_contacts(comm, mine)
-            stats.bytes_sent += (comm.size - 1) * len(mine) * _ROW_WIDTH * 8
+            everyone = allgather_contacts(comm, mine)
+            stats.bytes_sent += (comm.size - 1) * len(mine) * ROW_WIDTH * 8
         contacts = self._select(everyone)
         stats.seconds["select"] = perf_counter() - clock
         self.statistics = stats
@@ -1040,7 +910,7 @@ class ContactSearch:
         gap = phi - R
         keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
         status = compiled_contacts.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
-        status[mode == MODE_LINE] = _INTERIOR
+        status[mode == MODE_LINE] = CLAMP_INSIDE
         idx = np.flatnonzero(keep)
         rows = seg_rows[idx]
         n = grad[idx]
@@ -1063,7 +933,7 @@ class ContactSearch:
             centre_b=contact_point,
             tangency=np.column_stack([tangency, np.zeros(len(idx))]),
             weight=weight[idx],
-            at_end=status[idx] == _END,
+            at_end=status[idx] == CLAMP_AT_FREE_END,
             clamp=np.column_stack([status[idx], np.zeros(len(idx), np.int64)]),
         )
         return out
@@ -1090,9 +960,9 @@ class ContactSearch:
         if any_line:
             self._keep_nearest_line_samples(found, found.mode == MODE_LINE, keep)
         if any_node:
-            at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & (found.mode == MODE_POINT)[
-                :, None
-            ]
+            at_node = ((found.clamp == CLAMP_AT_START) | (found.clamp == CLAMP_AT_END)) & (
+                found.mode == MODE_POINT
+            )[:, None]
             self._drop_node_minima_without_partner(found, at_node, keep)
         if points > 1:
             point = np.flatnonzero((found.mode == MODE_POINT) & keep)
@@ -1146,7 +1016,9 @@ class ContactSearch:
         best = np.zeros(len(line), dtype=bool)
         best[order[new]] = True
         keep[line[~best]] = False
-        past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
+        past_end = (found.clamp[line, 1] == CLAMP_AT_FREE_END) & (
+            np.abs(found.tangency[line, 1]) > 1e-8
+        )
         keep[line[past_end]] = False
 
     def _drop_node_minima_without_partner(
@@ -1170,7 +1042,7 @@ class ContactSearch:
                 continue
             other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
             clamp = found.clamp[:, side]
-            node = element[rows] + (clamp[rows] == _HIGH)
+            node = element[rows] + (clamp[rows] == CLAMP_AT_END)
             node = np.where(closed[rod[rows]], node % self._n_elements[rod[rows]], node)
             order = np.lexsort((other_s[rows], node, *group[rows].T[::-1]))
             rows, node = rows[order], node[order]

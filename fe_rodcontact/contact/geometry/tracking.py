@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import (
+from fe_rodcontact.contact.geometry.contacts import (
     KIND_OBSTACLE,
     KIND_SELF,
     MODE_LINE,
     MODE_POINT,
-    ContactSearch,
     RawContacts,
 )
+from fe_rodcontact.contact.geometry.search import ContactSearch
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [

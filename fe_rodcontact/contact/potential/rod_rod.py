@@ -61,7 +61,7 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import KIND_SELF, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import KIND_SELF, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws import CoulombFrictionLaw, DampingLaw, NormalLaw
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
