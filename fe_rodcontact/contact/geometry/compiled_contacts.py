@@ -8,7 +8,8 @@
   (:func:`~fe_rodcontact.contact.geometry.compiled_broad.listed_pairs_within`, then
   :func:`pair_contacts`) in one call.
 - :func:`statuses`: where parameters lie on their elements (for the obstacle narrow phase).
-- :func:`selection_rules`: which rules of ``ContactSearch._select`` have rows to act on.
+- :func:`selection_rules`: which rules of the selection
+  (:class:`~fe_rodcontact.contact.geometry.selection.ContactSelection`) have rows to act on.
 
 Compiled on first use and cached on disk by numba (``cache=True``).
 """
@@ -58,7 +59,7 @@ def statuses(
 def selection_rules(
     kind: IntArray, mode: IntArray, clamp: IntArray, self_kind: int
 ) -> tuple[bool, bool, bool, int]:
-    """Which rules of ``ContactSearch._select`` have rows to act on, in one pass.
+    """Which rules of ``ContactSelection.select`` have rows to act on, in one pass.
 
     Returns:
         Whether there are self-contacts (kind ``self_kind``), line contacts (mode 1), point
