@@ -2,8 +2,8 @@
 
 These are loops over segments and candidate pairs that numpy would have to materialise as
 arrays of all candidates (six or more per segment for a coil whose turns almost touch); numba
-runs them without the intermediate arrays. The algorithms are those of the vectorised numpy
-reference that ``ContactSearch.find(brute_force=True)`` uses (which the tests compare against):
+runs them without the intermediate arrays (the tests compare them with a vectorised numpy
+reference that runs the same tests on all pairs, ``tests/all_pairs_reference.py``):
 
 - :func:`near_pairs`: a uniform grid whose cells are, along each axis, as long as the largest
   grown box (boxes counting-sorted by the cell of their lower corner; each cell is paired with
@@ -17,7 +17,7 @@ reference that ``ContactSearch.find(brute_force=True)`` uses (which the tests co
   configuration; :func:`~fe_rodcontact.contact.geometry.compiled_contacts.listed_contacts` runs
   it and the narrow phase in one call.
 - :func:`spheres_reaching`, :func:`boxes_overlapping`: the filters of the parallel exchange.
-- :func:`slab_bounds`: the slab bound of each pair (for the numpy reference path).
+- :func:`slab_bounds`: the slab bound of each pair (for the numpy reference of the tests).
 
 Compiled on first use and cached on disk by numba (``cache=True``).
 """
@@ -99,7 +99,7 @@ def _slab_bound(c: FloatArray, a: int, b: int, xa: float, xb: float, distance: f
 
 @numba.njit(cache=True)
 def slab_bounds(coefficients: FloatArray, first: IntArray, second: IntArray) -> FloatArray:
-    """:func:`_slab_bound` for each pair (for the numpy reference path)."""
+    """:func:`_slab_bound` for each pair (for the numpy reference of the tests)."""
     c = coefficients
     out = np.empty(first.shape[0])
     for p in range(first.shape[0]):

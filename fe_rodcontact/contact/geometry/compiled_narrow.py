@@ -1,9 +1,21 @@
 """Compiled (numba) narrow phase: the closest points of candidate segment pairs.
 
-:func:`narrow_pairs`: per candidate, point or line contact as in
-``ContactSearch._narrow_numpy``, with the same projected Newton on ½|r_b − r_a|² (step
-shortened to the box) as :mod:`~fe_rodcontact.contact.geometry.closest`; it returns only what
-lies within the margin.
+:func:`narrow_pairs`: per candidate, point or line contact; it returns only what lies within
+the margin.
+
+Point contact (:func:`_closest_pair`): minimise ``f(ξ_a, ξ_b) = ½|r_b(ξ_b) − r_a(ξ_a)|²`` on
+the unit square. The start is the exact solution for the two chords (the P1 case is then
+already exact), refined by a projected Newton method with the exact Hessian
+
+    ∂²f/∂ξ_a² = r_a'·r_a' − d·r_a'',  ∂²f/∂ξ_b² = r_b'·r_b' + d·r_b'',  ∂²f/∂ξ_a∂ξ_b = −r_a'·r_b'
+
+(d = r_b − r_a). A variable sits on its bound when the gradient pushes it out (the KKT
+conditions of the box); the free ones take a Newton step, shortened to the box. The Hessian's
+determinant over |r_a'|²|r_b'|² is sin²θ of the angle between the tangents plus curvature
+terms: near zero it signals (nearly) parallel segments, whose closest points are not unique
+(paper eq. 10, det 𝔸 = 0); :func:`narrow_pairs` then uses line contact instead, each Gauss
+point of segment a projected on segment b (:func:`_project`). The tests compare these with a
+vectorised numpy implementation of the same iterations (``tests/closest_reference.py``).
 
 Compiled on first use and cached on disk by numba (``cache=True``).
 """

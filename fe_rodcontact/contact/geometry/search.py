@@ -13,8 +13,7 @@ as the largest box finds the overlapping boxes; pairs whose spheres are within t
 each other, whose rods may touch, outside the self-contact exclusion and within the chord
 lower bound go on to the narrow phase. Grid and narrow phase run as numba-compiled loops
 (:mod:`~fe_rodcontact.contact.geometry.compiled_broad`,
-:mod:`~fe_rodcontact.contact.geometry.compiled_narrow`); ``find(brute_force=True)`` runs the
-same tests on all pairs in numpy (the reference of the tests). Cost O(N) for N segments
+:mod:`~fe_rodcontact.contact.geometry.compiled_narrow`). Cost O(N) for N segments
 (docs/contact.md).
 
 **Reusing the candidates (Verlet list).** The broad phase looks for pairs within
@@ -37,11 +36,11 @@ and q is evaluated once, by the owner of the segment with the smaller (rod, elem
 (few) results are then gathered on every rank, where the same deterministic filtering runs.
 
 **Narrow phase.** Point contact: the local minimiser of the distance between two segments
-(:func:`~fe_rodcontact.contact.geometry.closest.segment_segment_closest`). Line contact, for
-segments
-whose chords make an angle below ``line_angle`` or whose distance Hessian is singular (parallel
-segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first segment,
-each projected on the other rod, with their share of the segment length as ``weight``.
+(:func:`~fe_rodcontact.contact.geometry.compiled_narrow.narrow_pairs`). Line contact, for
+segments whose chords make an angle below ``line_angle`` or whose distance Hessian is singular
+(parallel segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first
+segment, each projected on the other rod, with their share of the segment length as
+``weight``.
 Rod–obstacle: the local minima of the gap along each segment; a segment lying flat on the
 obstacle (its gap varies by less than ``flat_tolerance`` × the rod radius along it) is in line
 contact.
@@ -63,11 +62,6 @@ import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry import compiled_broad, compiled_contacts, compiled_segments
 from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays, evaluate
-from fe_rodcontact.contact.geometry.closest import (
-    chord_closest_points,
-    point_segment_closest,
-    segment_segment_closest,
-)
 from fe_rodcontact.contact.geometry.contacts import (
     CLAMP_AT_FREE_END,
     CLAMP_INSIDE,
@@ -176,11 +170,6 @@ def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
 
 def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.einsum("ij,ij->i", a, b)
-
-
-def _unit(v: FloatArray) -> tuple[FloatArray, FloatArray]:
-    n = np.linalg.norm(v, axis=1)
-    return v / np.maximum(n, 1e-300)[:, None], n
 
 
 @dataclass(frozen=True)
@@ -421,12 +410,11 @@ class ContactSearch:
         return self._centreline.radii
 
     # -- the search -----------------------------------------------------------------------------
-    def find(self, t: float = 0.0, *, brute_force: bool = False) -> RawContacts:
+    def find(self, t: float = 0.0) -> RawContacts:
         """All contacts within the margin on the current configuration (collective).
 
         Args:
             t: Time (for moving obstacles).
-            brute_force: Test every pair of segments (for tests of the broad phase).
 
         Returns:
             The contacts, identical on every rank, sorted by (kind, rods, s_a, s_b).
@@ -440,28 +428,23 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        reused = None if brute_force else self._reuse(local, stats)
+        reused = self._reuse(local, stats)
         if reused is None:
-            segments, owner, sent, send_index = self._exchange(local, brute_force)
+            segments, owner, sent, send_index = self._exchange(local)
             stats.bytes_sent += sent
             stats.seconds["exchange"] = perf_counter() - clock
             clock = perf_counter()
-            first, second, bound = self._candidate_pairs(segments, owner, brute_force)
+            first, second, bound = self._candidate_pairs(segments, owner)
             stats.rebuilt = True
-            if not brute_force:
-                self._neighbours = _NeighbourList.build(
-                    len(local), segments, owner, first, second, bound, send_index
-                )
+            self._neighbours = _NeighbourList.build(
+                len(local), segments, owner, first, second, bound, send_index
+            )
             stats.candidates = len(first)
             # Only pairs whose gap bound is within the margin go on to the narrow phase.
             near = np.flatnonzero(bound <= self._margin)
             stats.seconds["broad"] = perf_counter() - clock
             clock = perf_counter()
-            found = [
-                self._rod_pairs(
-                    segments, first[near], second[near], compiled_kernels=not brute_force
-                )
-            ]
+            found = [self._rod_pairs(segments, first[near], second[near])]
         else:
             listed, segments, local_moves = reused
             stats.candidates = len(listed.first)
@@ -486,7 +469,7 @@ class ContactSearch:
         return contacts
 
     def _exchange(
-        self, local: SegmentArrays, everything: bool
+        self, local: SegmentArrays
     ) -> tuple[SegmentArrays, IntArray, int, list[IntArray]]:
         """Local segments plus those of other ranks that may touch them, and their owners.
 
@@ -532,7 +515,7 @@ class ContactSearch:
                     compiled_broad.boxes_overlapping(
                         level[0], level[1], theirs[:, :3], theirs[:, 3:]
                     )
-                    if q != comm.rank and theirs is not None and not everything
+                    if q != comm.rank and theirs is not None
                     else np.zeros(len(level[0]), dtype=bool)
                 )
                 boxes_out.append(np.hstack([level[0][hit], level[1][hit]]) if hit.any() else None)
@@ -544,9 +527,7 @@ class ContactSearch:
             if q == comm.rank:
                 outgoing.append(None)
                 continue
-            if everything:
-                hit = np.ones(len(local), dtype=bool)
-            elif clusters is None:
+            if clusters is None:
                 hit = np.zeros(len(local), dtype=bool)
             else:
                 hit = compiled_broad.spheres_reaching(
@@ -594,19 +575,17 @@ class ContactSearch:
         return listed, segments, moves
 
     def _candidate_pairs(
-        self, segments: SegmentArrays, owner: IntArray, everything: bool
+        self, segments: SegmentArrays, owner: IntArray
     ) -> tuple[IntArray, IntArray, FloatArray]:
         """Segment pairs (first, second) to evaluate here, and a lower bound of their gaps.
 
-        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled_broad`, or with
-        ``everything`` all pairs filtered by the same tests in numpy (the reference the tests
-        compare with).
+        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled_broad`.
         """
         rank = self._rods.comm.rank
         n = len(segments)
         if n < 2:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        centre, rho, bulge = segments.bounds()
+        centre, rho, _ = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
         # Boxes of the Bézier control points grown by the radius and half the margin: two
@@ -614,109 +593,35 @@ class ContactSearch:
         low, high = segments.boxes()
         grow = (segments.radius + 0.5 * self._band)[:, None]
         low, high = low - grow, high + grow
-        if not everything:
-            return compiled_broad.near_pairs(
-                centre,
-                reach,
-                low,
-                high,
-                self._band,
-                segments.rod,
-                segments.element,
-                segments.s0,
-                segments.s1,
-                owner,
-                rank,
-                self._allowed,
-                self._exclusion,
-                np.asarray(self._rods.lengths, dtype=float),
-                np.asarray(self._rods.closed, dtype=bool),
-                c,
-                segments.radius,
-            )
-        # Brute force (the reference for tests): every pair of segments, same tests.
-        i, j = np.triu_indices(n, k=1)
-        close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._band
-        close &= np.all((low[i] <= high[j]) & (low[j] <= high[i]), axis=1)
-        i, j = i[close], j[close]
-        rod_i, rod_j = segments.rod[i], segments.rod[j]
-        keep = self._allowed[rod_i, rod_j]
-        # Canonical order: first has the smaller (rod, element) key.
-        key_i = rod_i * (1 << 40) + segments.element[i]
-        key_j = rod_j * (1 << 40) + segments.element[j]
-        swap = key_j < key_i
-        first = np.where(swap, j, i)[keep]
-        second = np.where(swap, i, j)[keep]
-        # Evaluate on the owner of the first segment.
-        mine = owner[first] == rank
-        first, second = first[mine], second[mine]
-        # Self-contact: skip pairs of elements lying entirely within the exclusion length of
-        # each other (the largest distance along the rod between their points), as the grid.
-        same = np.flatnonzero(segments.rod[first] == segments.rod[second])
-        if len(same):
-            rod = segments.rod[first[same]]
-            span = self._along_rod_span(
-                rod,
-                segments.s0[first[same]],
-                segments.s1[first[same]],
-                segments.s0[second[same]],
-                segments.s1[second[same]],
-            )
-            drop = np.zeros(len(first), dtype=bool)
-            drop[same] = span <= self._exclusion[rod]
-            first, second = first[~drop], second[~drop]
-        # Cheap lower bound first: the distance of the chords minus how far each curve
-        # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
-        # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
-        start, end = c[:, 0], c.sum(axis=1)
-        pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
-        chord_distance = np.linalg.norm(
-            (start[second] + pb[:, None] * (end[second] - start[second]))
-            - (start[first] + pa[:, None] * (end[first] - start[first])),
-            axis=1,
+        return compiled_broad.near_pairs(
+            centre,
+            reach,
+            low,
+            high,
+            self._band,
+            segments.rod,
+            segments.element,
+            segments.s0,
+            segments.s1,
+            owner,
+            rank,
+            self._allowed,
+            self._exclusion,
+            np.asarray(self._rods.lengths, dtype=float),
+            np.asarray(self._rods.closed, dtype=bool),
+            c,
+            segments.radius,
         )
-        bound = (
-            chord_distance
-            - bulge[first]
-            - bulge[second]
-            - segments.radius[first]
-            - segments.radius[second]
-        )
-        near = bound <= self._band
-        first, second = first[near], second[near]
-        slab = compiled_broad.slab_bounds(c, first, second) - segments.radius[first]
-        bound = np.maximum(bound[near], slab - segments.radius[second])
-        near = bound <= self._band
-        return first[near], second[near], bound[near]
-
-    def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
-        """Distance along the rod between material points (the shorter way on loops)."""
-        d = np.abs(sa - sb)
-        lengths = np.asarray(self._rods.lengths)[rod]
-        closed = np.asarray(self._rods.closed)[rod]
-        return np.where(closed, np.minimum(d, lengths - d), d)
-
-    def _along_rod_span(
-        self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
-    ) -> FloatArray:
-        """Largest distance along the rod between points of two element intervals."""
-        spans = np.array([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)])
-        return spans.max(axis=0).astype(float)
 
     # -- narrow phase ---------------------------------------------------------------------------
-    def _rod_pairs(
-        self, seg: SegmentArrays, first: IntArray, second: IntArray, compiled_kernels: bool
-    ) -> RawContacts:
+    def _rod_pairs(self, seg: SegmentArrays, first: IntArray, second: IntArray) -> RawContacts:
         if len(first) == 0:
             return RawContacts.empty()
-        if compiled_kernels:
-            return RawContacts(
-                *compiled_contacts.pair_contacts(
-                    *self._segment_arguments(seg), first, second, *self._narrow_settings()
-                )
+        return RawContacts(
+            *compiled_contacts.pair_contacts(
+                *self._segment_arguments(seg), first, second, *self._narrow_settings()
             )
-        pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
-        return self._assemble(seg, first[pair], second[pair], mode, xa, xb, sample)
+        )
 
     def _listed_contacts(
         self, seg: SegmentArrays, listed: _NeighbourList, local_moves: FloatArray
@@ -765,91 +670,6 @@ class ContactSearch:
             self._line_xi,
             self._line_w,
             self._centreline.representation == "smooth",
-        )
-
-    def _narrow_numpy(
-        self, seg: SegmentArrays, first: IntArray, second: IntArray
-    ) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
-        """Reference narrow phase: (pair, mode, ξ_a, ξ_b, Gauss point) of results in margin."""
-        c = seg.coefficients
-        ca, cb = c[first], c[second]
-        chord_a, _ = _unit(ca.sum(axis=1) - ca[:, 0])
-        chord_b, _ = _unit(cb.sum(axis=1) - cb[:, 0])
-        sin_angle = np.linalg.norm(np.cross(chord_a, chord_b), axis=1)
-        line = sin_angle < self._sin_line
-        point = np.flatnonzero(~line)
-        xa, xb, converged = segment_segment_closest(ca[point], cb[point])
-        ra, da, dda = evaluate(ca[point], xa)
-        rb, db, ddb = evaluate(cb[point], xb)
-        d = rb - ra
-        # Singular distance Hessian at the minimiser: parallel in effect, use line contact.
-        haa = _dot(da, da) - _dot(d, dda)
-        hbb = _dot(db, db) + _dot(d, ddb)
-        hab = -_dot(da, db)
-        singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
-        fallback = singular | ~converged
-        line[point[fallback]] = True
-        gap = np.linalg.norm(d, axis=1) - seg.radius[first[point]] - seg.radius[second[point]]
-        keep = ~fallback & (gap <= self._margin)
-        point_pairs, point_xa, point_xb = point[keep], xa[keep], xb[keep]
-        # Line contact: Gauss points of segment a projected on segment b.
-        k = len(self._line_xi)
-        line_pairs = np.repeat(np.flatnonzero(line), k)
-        line_xa = np.tile(self._line_xi, int(line.sum()))
-        line_sample = np.tile(np.arange(k), int(line.sum()))
-        ra, _, _ = evaluate(c[first[line_pairs]], line_xa)
-        line_xb, _ = point_segment_closest(ra, c[second[line_pairs]])
-        rb, _, _ = evaluate(c[second[line_pairs]], line_xb)
-        gap = (
-            np.linalg.norm(rb - ra, axis=1)
-            - seg.radius[first[line_pairs]]
-            - seg.radius[second[line_pairs]]
-        )
-        inside = gap <= self._margin
-        return (
-            np.concatenate([point_pairs, line_pairs[inside]]),
-            np.concatenate(
-                [np.full(len(point_pairs), MODE_POINT), np.full(int(inside.sum()), MODE_LINE)]
-            ).astype(np.int64),
-            np.concatenate([point_xa, line_xa[inside]]),
-            np.concatenate([point_xb, line_xb[inside]]),
-            np.concatenate([np.full(len(point_pairs), -1), line_sample[inside]]).astype(np.int64),
-        )
-
-    def _assemble(
-        self,
-        seg: SegmentArrays,
-        a: IntArray,
-        b: IntArray,
-        mode: IntArray,
-        xa: FloatArray,
-        xb: FloatArray,
-        sample: IntArray,
-    ) -> RawContacts:
-        """Contacts from closest parameters: gaps, normals, points, tangency, weights.
-
-        One compiled pass
-        (:func:`~fe_rodcontact.contact.geometry.compiled_contacts.assemble_contacts`): at the
-        few results of a step, numpy's per-call cost was most of the search on small meshes.
-        """
-        return RawContacts(
-            *compiled_contacts.assemble_contacts(
-                seg.coefficients,
-                seg.radius,
-                seg.rod,
-                seg.element,
-                seg.s0,
-                seg.s1,
-                seg.first,
-                seg.last,
-                a.astype(np.int64),
-                b.astype(np.int64),
-                mode.astype(np.int64),
-                xa.astype(float),
-                xb.astype(float),
-                sample.astype(np.int64),
-                self._line_w,
-            )
         )
 
     def _obstacle(
