@@ -1,4 +1,4 @@
-"""Where the rods touch: broad phase, narrow phase and the parallel exchange of segments.
+"""Where the rods touch: :class:`ContactSearch`, its broad phase and the stages it runs.
 
 :class:`ContactSearch` answers, on the current configuration, for every rod pair, each rod
 with itself and each rigid obstacle: which points are closer than the search ``margin``
@@ -32,15 +32,8 @@ pair of segments on ranks p and q is evaluated once, by the owner of the segment
 smaller (rod, element) key; the (few) results are then gathered on every rank, where the same
 deterministic filtering runs.
 
-**Narrow phase.** Point contact: the local minimiser of the distance between two segments
-(:func:`~fe_rodcontact.contact.geometry.compiled_narrow.narrow_pairs`). Line contact, for
-segments whose chords make an angle below ``line_angle`` or whose distance Hessian is singular
-(parallel segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first
-segment, each projected on the other rod, with their share of the segment length as
-``weight``.
-Rod–obstacle: the local minima of the gap along each segment; a segment lying flat on the
-obstacle (its gap varies by less than ``flat_tolerance`` × the rod radius along it) is in line
-contact.
+**Narrow phase.** Closest points of the candidate pairs, point or line contact, and the
+contacts of segments with obstacles: :mod:`~fe_rodcontact.contact.geometry.narrow`.
 
 **Selection.** Which of the narrow phase's results are contacts (true local minima, end
 contacts, duplicates, the self-contact exclusion) is decided on the gathered results, the same
@@ -57,19 +50,11 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry import compiled_broad, compiled_contacts, compiled_segments
-from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays, evaluate
-from fe_rodcontact.contact.geometry.contacts import (
-    CLAMP_AT_FREE_END,
-    CLAMP_INSIDE,
-    KIND_OBSTACLE,
-    MODE_LINE,
-    MODE_POINT,
-    ROW_WIDTH,
-    RawContacts,
-    allgather_contacts,
-)
+from fe_rodcontact.contact.geometry import compiled_broad, compiled_segments
+from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays
+from fe_rodcontact.contact.geometry.contacts import ROW_WIDTH, RawContacts, allgather_contacts
 from fe_rodcontact.contact.geometry.exchange import NeighbourList, exchange_segments
+from fe_rodcontact.contact.geometry.narrow import NarrowPhase
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.selection import ContactSelection
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -82,7 +67,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass
@@ -104,15 +88,6 @@ class SearchStatistics:
     bytes_sent: int = 0
     rebuilt: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
-    x, w = np.polynomial.legendre.leggauss(n)
-    return 0.5 * (x + 1), 0.5 * w
-
-
-def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
-    return np.einsum("ij,ij->i", a, b)
 
 
 class ContactSearch:
@@ -240,9 +215,13 @@ class ContactSearch:
         rods.comm.Allreduce(local_count, n_elements, op=MPI.MAX)
         self._selection = ContactSelection(rods, self._exclusion, h_max, n_elements)
         self._obstacles = tuple(obstacles)
-        self._sin_line = float(np.sin(np.radians(line_angle)))
-        self._line_xi, self._line_w = _gauss_points(line_points)
-        self._flat = float(flat_tolerance)
+        self._narrow = NarrowPhase(
+            self._margin,
+            line_angle,
+            line_points,
+            flat_tolerance,
+            self._centreline.representation == "smooth",
+        )
         self.statistics = SearchStatistics()
 
     # -- access ---------------------------------------------------------------------------------
@@ -313,16 +292,17 @@ class ContactSearch:
             near = np.flatnonzero(bound <= self._margin)
             stats.seconds["broad"] = perf_counter() - clock
             clock = perf_counter()
-            found = [self._rod_pairs(segments, first[near], second[near])]
+            found = [self._narrow.rod_pairs(segments, first[near], second[near])]
         else:
             listed, segments, local_moves = reused
             stats.candidates = len(listed.first)
             stats.seconds["exchange"] = perf_counter() - clock
             clock = perf_counter()
-            found = [self._listed_contacts(segments, listed, local_moves)]
+            found = [self._narrow.listed_contacts(segments, listed, local_moves)]
         stats.received = len(segments) - len(local)
         found += [
-            self._obstacle(local, k, obstacle, t) for k, obstacle in enumerate(self._obstacles)
+            self._narrow.obstacle_contacts(local, k, obstacle, t)
+            for k, obstacle in enumerate(self._obstacles)
         ]
         mine = RawContacts.concatenate(found)
         stats.seconds["narrow"] = perf_counter() - clock
@@ -405,137 +385,3 @@ class ContactSearch:
             c,
             segments.radius,
         )
-
-    # -- narrow phase ---------------------------------------------------------------------------
-    def _rod_pairs(self, seg: SegmentArrays, first: IntArray, second: IntArray) -> RawContacts:
-        if len(first) == 0:
-            return RawContacts.empty()
-        return RawContacts(
-            *compiled_contacts.pair_contacts(
-                *self._segment_arguments(seg), first, second, *self._narrow_settings()
-            )
-        )
-
-    def _listed_contacts(
-        self, seg: SegmentArrays, listed: NeighbourList, local_moves: FloatArray
-    ) -> RawContacts:
-        """A reusing step's contacts, in one compiled call (``compiled_contacts.listed_contacts``).
-
-        Each pair's bound at the build, less how far its two segments have moved since (the
-        local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
-        configuration, and those within the margin evaluated.
-        """
-        return RawContacts(
-            *compiled_contacts.listed_contacts(
-                listed.reference,
-                local_moves,
-                listed.bound,
-                *self._segment_arguments(seg),
-                listed.first,
-                listed.second,
-                *self._narrow_settings(),
-            )
-        )
-
-    @staticmethod
-    def _segment_arguments(
-        seg: SegmentArrays,
-    ) -> tuple[
-        FloatArray, FloatArray, IntArray, IntArray, FloatArray, FloatArray, BoolArray, BoolArray
-    ]:
-        """The segment arrays of the compiled narrow phase, in its arguments' order."""
-        return (
-            seg.coefficients,
-            seg.radius,
-            seg.rod,
-            seg.element,
-            seg.s0,
-            seg.s1,
-            seg.first,
-            seg.last,
-        )
-
-    def _narrow_settings(self) -> tuple[float, float, FloatArray, FloatArray, bool]:
-        """The compiled narrow phase's settings (margin, line contact, joins)."""
-        return (
-            self._margin,
-            self._sin_line,
-            self._line_xi,
-            self._line_w,
-            self._centreline.representation == "smooth",
-        )
-
-    def _obstacle(
-        self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float
-    ) -> RawContacts:
-        if len(seg) == 0:
-            return RawContacts.empty()
-        centre, rho = seg.bounding_spheres()
-        phi, _, _ = obstacle.distance(centre, t)
-        near = np.flatnonzero(phi - rho - seg.radius <= self._margin)
-        if len(near) == 0:
-            return RawContacts.empty()
-        c = seg.coefficients[near]
-        samples = np.linspace(0.0, 1.0, 5)
-        values = np.empty((len(near), len(samples)))
-        for j, x in enumerate(samples):
-            r, _, _ = evaluate(c, np.full(len(near), x))
-            values[:, j] = obstacle.distance(r, t)[0]
-        flat = (values.max(axis=1) - values.min(axis=1)) <= self._flat * seg.radius[near]
-        # Point contacts: 1D projected Newton on g(ξ) from the best sample.
-        point = np.flatnonzero(~flat)
-        xi = samples[np.argmin(values[point], axis=1)]
-        cp = c[point]
-        for _ in range(40):
-            r, dr, ddr = evaluate(cp, xi)
-            _, grad, hess = obstacle.distance(r, t)
-            g1 = _dot(grad, dr)
-            g2 = np.einsum("ni,nij,nj->n", dr, hess, dr) + _dot(grad, ddr)
-            scale = _dot(dr, dr)
-            g2 = np.where(g2 > 1e-12 * scale, g2, scale)
-            new = np.clip(xi - g1 / g2, 0.0, 1.0)
-            change = np.abs(new - xi)
-            xi = new
-            if np.all(change <= 1e-11):
-                break
-        k = len(self._line_xi)
-        line = np.flatnonzero(flat)
-        seg_rows = np.concatenate([near[point], np.repeat(near[line], k)])
-        xi_all = np.concatenate([xi, np.tile(self._line_xi, len(line))])
-        mode = np.concatenate([np.full(len(point), MODE_POINT), np.full(len(line) * k, MODE_LINE)])
-        sample = np.concatenate([np.full(len(point), -1), np.tile(np.arange(k), len(line))])
-        length = np.abs(seg.s1[seg_rows] - seg.s0[seg_rows])
-        weight = np.concatenate([np.zeros(len(point)), np.tile(self._line_w, len(line))]) * length
-        r, dr, _ = evaluate(seg.coefficients[seg_rows], xi_all)
-        phi, grad, _ = obstacle.distance(r, t)
-        R = seg.radius[seg_rows]
-        gap = phi - R
-        keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
-        status = compiled_contacts.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
-        status[mode == MODE_LINE] = CLAMP_INSIDE
-        idx = np.flatnonzero(keep)
-        rows = seg_rows[idx]
-        n = grad[idx]
-        contact_point = r[idx] - phi[idx][:, None] * n  # on the obstacle's surface
-        tangency = _dot(n, dr[idx]) / np.maximum(np.linalg.norm(dr[idx], axis=1), 1e-300)
-        out = RawContacts(
-            kind=np.full(len(idx), KIND_OBSTACLE, np.int64),
-            mode=mode[idx].astype(np.int64),
-            rod_a=seg.rod[rows],
-            rod_b=np.full(len(idx), index, np.int64),
-            element_a=seg.element[rows],
-            element_b=np.full(len(idx), -1, np.int64),
-            sample=sample[idx].astype(np.int64),
-            s_a=seg.s0[rows] + xi_all[idx] * (seg.s1[rows] - seg.s0[rows]),
-            s_b=np.zeros(len(idx)),
-            gap=gap[idx],
-            normal=n,
-            point=contact_point,
-            centre_a=r[idx],
-            centre_b=contact_point,
-            tangency=np.column_stack([tangency, np.zeros(len(idx))]),
-            weight=weight[idx],
-            at_end=status[idx] == CLAMP_AT_FREE_END,
-            clamp=np.column_stack([status[idx], np.zeros(len(idx), np.int64)]),
-        )
-        return out
