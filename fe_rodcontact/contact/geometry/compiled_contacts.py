@@ -1,7 +1,7 @@
 """Compiled (numba) kernels from candidate pairs to contacts, and the selection's first pass.
 
 - :func:`assemble_contacts`: the fields of
-  :class:`~fe_rodcontact.contact.geometry.search.RawContacts` from the narrow phase's results.
+  :class:`~fe_rodcontact.contact.geometry.contacts.RawContacts` from the narrow phase's results.
 - :func:`pair_contacts`: the narrow phase
   (:func:`~fe_rodcontact.contact.geometry.compiled_narrow.narrow_pairs`) and the assembly in
   one call; :func:`listed_contacts`: a reusing step of the neighbour list
@@ -97,7 +97,7 @@ def assemble_contacts(
     sample: IntArray,
     line_weights: FloatArray,
 ) -> tuple:
-    """The fields of :class:`~fe_rodcontact.contact.geometry.search.RawContacts`, in its order.
+    """The fields of :class:`~fe_rodcontact.contact.geometry.contacts.RawContacts`, in its order.
 
     For the narrow phase's results: segments a, b at ξ_a, ξ_b, mode 0 (point) or 1 (line). Per
     result: centrelines r_a, r_b and tangents, d = r_b − r_a, the normal d/|d| (or, where the
