@@ -6,6 +6,14 @@ problem as ``contact=``. Models derive from :class:`ContactModel`.
 """
 
 from fe_rodcontact.contact.geometry.centreline import REPRESENTATIONS, Centreline, SegmentArrays
+from fe_rodcontact.contact.geometry.contacts import (
+    KIND_OBSTACLE,
+    KIND_ROD,
+    KIND_SELF,
+    MODE_LINE,
+    MODE_POINT,
+    RawContacts,
+)
 from fe_rodcontact.contact.geometry.kernels import (
     KERNELS,
     CubicBSplineKernel,
@@ -14,16 +22,7 @@ from fe_rodcontact.contact.geometry.kernels import (
     get_kernel,
 )
 from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
-from fe_rodcontact.contact.geometry.search import (
-    KIND_OBSTACLE,
-    KIND_ROD,
-    KIND_SELF,
-    MODE_LINE,
-    MODE_POINT,
-    ContactSearch,
-    RawContacts,
-    SearchStatistics,
-)
+from fe_rodcontact.contact.geometry.search import ContactSearch, SearchStatistics
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils, Stencils
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet, ContactTracker
 from fe_rodcontact.contact.laws import (

@@ -39,8 +39,8 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
+from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.geometry.search import RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.rods.rod import CosseratRod

@@ -33,8 +33,9 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.geometry.search import ContactSearch, RawContacts
+from fe_rodcontact.contact.geometry.search import ContactSearch
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
 from fe_rodcontact.contact.model import Binding, ContactModel, StepContext

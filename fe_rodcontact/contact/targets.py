@@ -10,8 +10,8 @@ each contact found by the search its model (:meth:`Targets.owners`).
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.rods.mesh import RodMesh
 
 __all__ = ["DETECTED", "Target", "Targets"]

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectively
 from fe_rodcontact.rods.loads import Load, Support

@@ -33,7 +33,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.compiled import (
+from fe_rodcontact.contact.geometry.compiled_segments import (
     segment_bounds,
     segment_boxes,
     smooth_coefficients,

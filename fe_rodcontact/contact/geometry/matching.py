@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import (
+from fe_rodcontact.contact.geometry.contacts import (
     KIND_OBSTACLE,
     KIND_SELF,
     MODE_LINE,

@@ -5,7 +5,7 @@ on the side where the rods live, with its gradient (the unit normal n, pointing 
 surface to the point) and Hessian. A rod of radius R whose centreline passes at x has the gap
 g = φ(x) − R, the normal n and the contact point c = x − R n on the surface; the surface
 velocity at c is :meth:`Obstacle.surface_velocity`. The contact search minimises g along each
-segment with these (see :mod:`fe_rodcontact.contact.geometry.search`).
+segment with these (see :mod:`fe_rodcontact.contact.geometry.narrow`).
 
 Bounded planes are the plane clipped to a rectangle: a centreline point whose projection
 falls outside the rectangle is not in contact (edges are not modelled). Cylinders may be

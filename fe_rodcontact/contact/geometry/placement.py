@@ -11,9 +11,9 @@ at tₙ₊₁, so that the step's exact |Dₙ₊₁| = |Dₙ| carries over to th
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import wrapped
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.rods.rod import CosseratRod
 

@@ -1,4 +1,4 @@
-"""Where the rods touch: broad phase, narrow phase and the parallel exchange of segments.
+"""Where the rods touch: :class:`ContactSearch`, its broad phase and the stages it runs.
 
 :class:`ContactSearch` answers, on the current configuration, for every rod pair, each rod
 with itself and each rigid obstacle: which points are closer than the search ``margin``
@@ -12,9 +12,9 @@ the rod radius and half the margin). A uniform grid whose cells are, along each 
 as the largest box finds the overlapping boxes; pairs whose spheres are within the margin of
 each other, whose rods may touch, outside the self-contact exclusion and within the chord
 lower bound go on to the narrow phase. Grid and narrow phase run as numba-compiled loops
-(:mod:`~fe_rodcontact.contact.geometry.compiled`); ``find(brute_force=True)`` runs the same tests
-on all
-pairs in numpy (the reference of the tests). Cost O(N) for N segments (docs/contact.md).
+(:mod:`~fe_rodcontact.contact.geometry.compiled_broad`,
+:mod:`~fe_rodcontact.contact.geometry.compiled_narrow`). Cost O(N) for N segments
+(docs/contact.md).
 
 **Reusing the candidates (Verlet list).** The broad phase looks for pairs within
 margin + ``skin`` (default skin = margin) and keeps them with a lower bound of each pair's gap.
@@ -26,37 +26,18 @@ skip the narrow phase. A reusing step exchanges only the listed remote segments'
 coefficients. The results are the same as without a list (a test compares them step by
 step); skin = 0 runs the broad phase on every call.
 
-**Parallel.** Each rank puts boxes around stretches of at most :data:`CLUSTER` consecutive
-owned elements of one rod, boxes around the groups of those that share an octree cell (about
-:data:`CLUSTER` per group), and so on up to at most :data:`CLUSTER` boxes. The top level is
-allgathered; going down, a rank sends another only its boxes that overlap the boxes that rank
-sent it one level up (one alltoall per level), and finally only its segments whose spheres
-reach into the other rank's lowest-level boxes that it received. A pair of segments on ranks p
-and q is evaluated once, by the owner of the segment with the smaller (rod, element) key; the
-(few) results are then gathered on every rank, where the same deterministic filtering runs.
+**Parallel.** Each rank receives the other ranks' segments that may come within the margin
+and skin of its own (:func:`~fe_rodcontact.contact.geometry.exchange.exchange_segments`). A
+pair of segments on ranks p and q is evaluated once, by the owner of the segment with the
+smaller (rod, element) key; the (few) results are then gathered on every rank, where the same
+deterministic filtering runs.
 
-**Narrow phase.** Point contact: the local minimiser of the distance between two segments
-(:func:`~fe_rodcontact.contact.geometry.closest.segment_segment_closest`). Line contact, for
-segments
-whose chords make an angle below ``line_angle`` or whose distance Hessian is singular (parallel
-segments, det 𝔸 = 0 of paper eq. 10): the ``line_points`` Gauss points of the first segment,
-each projected on the other rod, with their share of the segment length as ``weight``.
-Rod–obstacle: the local minima of the gap along each segment; a segment lying flat on the
-obstacle (its gap varies by less than ``flat_tolerance`` × the rod radius along it) is in line
-contact.
+**Narrow phase.** Closest points of the candidate pairs, point or line contact, and the
+contacts of segments with obstacles: :mod:`~fe_rodcontact.contact.geometry.narrow`.
 
-**Which minima are contacts.** A minimiser inside both segments is a stationary point of the
-distance (tangency to round-off). A minimiser clamped at an element end is a contact only if the
-neighbouring element's pair is clamped at the same node from the other side (a kink of a P1 or
-P2 centreline); otherwise the neighbour holds the true minimum. On the smooth centreline (no
-kinks) the compiled narrow phase drops such results at once. A minimiser at the free end of an
-open rod is an *end contact* (``at_end``; tangency does not hold on that rod). Point contacts
-of the same two rods closer than one element in both s_a and s_b are one contact, the one with
-the smallest gap (a minimum found from two elements, or local minima that a P1 polyline's
-kinks split).
-
-**Self-contact.** Two points of one rod closer along the rod than ``exclusion`` never touch;
-the default is max(6 R, 2 h_max) (three diameters, and at least two elements).
+**Selection.** Which of the narrow phase's results are contacts (true local minima, end
+contacts, duplicates, the self-contact exclusion) is decided on the gathered results, the same
+on every rank: :mod:`~fe_rodcontact.contact.geometry.selection`.
 """
 
 from collections.abc import Sequence
@@ -69,171 +50,23 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry import compiled
-from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays, evaluate
-from fe_rodcontact.contact.geometry.closest import (
-    chord_closest_points,
-    point_segment_closest,
-    segment_segment_closest,
-)
+from fe_rodcontact.contact.geometry import compiled_broad, compiled_segments
+from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays
+from fe_rodcontact.contact.geometry.contacts import ROW_WIDTH, RawContacts, allgather_contacts
+from fe_rodcontact.contact.geometry.exchange import NeighbourList, exchange_segments
+from fe_rodcontact.contact.geometry.narrow import NarrowPhase
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
+from fe_rodcontact.contact.geometry.selection import ContactSelection
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.mesh import RodMesh
 
 __all__ = [
-    "KIND_OBSTACLE",
-    "KIND_ROD",
-    "KIND_SELF",
-    "MODE_LINE",
-    "MODE_POINT",
     "ContactSearch",
-    "RawContacts",
     "SearchStatistics",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
-KIND_ROD, KIND_SELF, KIND_OBSTACLE = 0, 1, 2
-"""Contact kinds: between two rods, of a rod with itself, of a rod with an obstacle."""
-MODE_POINT, MODE_LINE = 0, 1
-"""Point contact (closest points) or one Gauss point of a line contact."""
-
-_INTERIOR, _LOW, _HIGH, _END = 0, 1, 2, 3
-
-CLUSTER = 32
-"""Consecutive owned segments per cluster box in the parallel exchange."""
-
-
-@dataclass(frozen=True)
-class RawContacts:
-    """Contacts found by one search (struct of arrays, identical on every rank).
-
-    Attributes:
-        kind: :data:`KIND_ROD`, :data:`KIND_SELF` or :data:`KIND_OBSTACLE`.
-        mode: :data:`MODE_POINT` or :data:`MODE_LINE`.
-        rod_a: The first rod (the lower index for rod pairs).
-        rod_b: The second rod, or the obstacle index for obstacle contacts.
-        element_a: Element of rod a holding the point (its key, with ``sample``).
-        element_b: Element of rod b (−1 for obstacles).
-        sample: Gauss point index for line contacts (−1 for point contacts).
-        s_a: Material coordinate of the closest point on rod a.
-        s_b: Material coordinate on rod b (0 for obstacles).
-        gap: |d| − R_a − R_b (obstacles: φ − R_a).
-        normal: Unit normal n = d/|d| from rod a towards rod b (obstacles: from the obstacle
-            towards the rod, i.e. the direction in which the obstacle pushes the rod).
-        point: Contact point c = r_a + R_a/(R_a+R_b) d (obstacles: on the surface).
-        centre_a: r_a(s_a) on the current centreline.
-        centre_b: r_b(s_b) (obstacles: the contact point).
-        tangency: (n, 2) relative tangency residuals d·r_a'/(|d||r_a'|), d·r_b'/(|d||r_b'|).
-        weight: Length represented by a line-contact point; 0 for point contacts.
-        at_end: Whether the point sits at the free end of rod a or b (tangency fails there).
-        clamp: (n, 2) where each side's closest point sits on its element: 0 inside, 1 at
-            the element's start, 2 at its end, 3 at the rod's free end.
-    """
-
-    kind: IntArray
-    mode: IntArray
-    rod_a: IntArray
-    rod_b: IntArray
-    element_a: IntArray
-    element_b: IntArray
-    sample: IntArray
-    s_a: FloatArray
-    s_b: FloatArray
-    gap: FloatArray
-    normal: FloatArray
-    point: FloatArray
-    centre_a: FloatArray
-    centre_b: FloatArray
-    tangency: FloatArray
-    weight: FloatArray
-    at_end: BoolArray
-    clamp: IntArray
-
-    @staticmethod
-    def fields() -> tuple[str, ...]:
-        """Field names in order."""
-        return tuple(RawContacts.__dataclass_fields__)
-
-    def __len__(self) -> int:
-        return len(self.kind)
-
-    def take(self, index: IntArray) -> "RawContacts":
-        """The contacts at ``index``."""
-        return RawContacts(*(getattr(self, f)[index] for f in self.fields()))
-
-    @staticmethod
-    def empty() -> "RawContacts":
-        """No contacts."""
-        i, f = np.zeros(0, np.int64), np.zeros(0)
-        v = np.zeros((0, 3))
-        return RawContacts(
-            i,
-            i,
-            i,
-            i,
-            i,
-            i,
-            i,
-            f,
-            f,
-            f,
-            v,
-            v,
-            v,
-            v,
-            np.zeros((0, 2)),
-            f,
-            np.zeros(0, bool),
-            np.zeros((0, 2), np.int64),
-        )
-
-    @staticmethod
-    def concatenate(parts: "Sequence[RawContacts]") -> "RawContacts":
-        """All contacts of several sets."""
-        if not parts:
-            return RawContacts.empty()
-        if len(parts) == 1:  # immutable: no copy needed
-            return parts[0]
-        return RawContacts(
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in RawContacts.fields())
-        )
-
-
-_ROW_LAYOUT = tuple(
-    (name, int(np.prod(value.shape[1:])), value.ndim, value.dtype)
-    for name, value in ((f, getattr(RawContacts.empty(), f)) for f in RawContacts.fields())
-)
-"""Each field of :class:`RawContacts` as columns of a float row: name, columns, ndim, dtype."""
-_ROW_WIDTH = sum(width for _, width, _, _ in _ROW_LAYOUT)
-
-
-def _allgather_contacts(comm: MPI.Comm, mine: RawContacts) -> RawContacts:
-    """Every rank's contacts, in rank order, on every rank.
-
-    One float row per contact (integers and flags are exact as floats), gathered with the
-    buffer-based ``Allgatherv`` after an ``Allgather`` of the counts: mpi4py's pickled
-    ``allgather`` of the 18 arrays cost 0.24–0.26 ms on 2 ranks for one contact, the
-    buffers 0.014 ms (measured after a barrier).
-    """
-    rows = np.empty((len(mine), _ROW_WIDTH))
-    column = 0
-    for name, width, _, _ in _ROW_LAYOUT:
-        rows[:, column : column + width] = getattr(mine, name).reshape(len(mine), width)
-        column += width
-    counts = np.empty(comm.size, dtype=np.int64)
-    comm.Allgather(np.array([rows.size], dtype=np.int64), counts)
-    gathered = np.empty((int(counts.sum()) // _ROW_WIDTH, _ROW_WIDTH))
-    comm.Allgatherv(rows, [gathered, counts])
-    fields = []
-    column = 0
-    for _, width, ndim, dtype in _ROW_LAYOUT:
-        block = gathered[:, column] if ndim == 1 else gathered[:, column : column + width]
-        fields.append(np.ascontiguousarray(block, dtype=dtype))
-        column += width
-    return RawContacts(*fields)
 
 
 @dataclass
@@ -255,148 +88,6 @@ class SearchStatistics:
     bytes_sent: int = 0
     rebuilt: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _cluster_starts(rod: IntArray, element: IntArray, size: int) -> IntArray:
-    """Starts of runs of at most ``size`` consecutive elements of one rod, in the given order."""
-    n = len(rod)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    new = np.ones(n, dtype=bool)
-    new[1:] = (rod[1:] != rod[:-1]) | (element[1:] != element[:-1] + 1)
-    run_start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
-    new |= (np.arange(n) - run_start) % size == 0
-    return np.flatnonzero(new)
-
-
-def _reduce_boxes(
-    low: FloatArray, high: FloatArray, starts: IntArray
-) -> tuple[FloatArray, FloatArray]:
-    """Boxes around the runs of boxes beginning at ``starts``."""
-    if len(low) == 0:
-        return np.zeros((0, 3)), np.zeros((0, 3))
-    return np.minimum.reduceat(low, starts, axis=0), np.maximum.reduceat(high, starts, axis=0)
-
-
-def _octree_groups(points: FloatArray, size: int, bits: int = 10) -> tuple[IntArray, IntArray]:
-    """Points grouped by octree cells over their bounding box, about ``size`` per group.
-
-    The points are sorted along the Z-order (Morton) curve; a group is a cell of the coarsest
-    octree level with at least ``len(points) / size`` occupied cells (at least two groups
-    while there are more than ``size`` points, so that levels always shrink).
-
-    Returns:
-        The order of the points and the start of each group in that order.
-    """
-    n = len(points)
-    low = points.min(axis=0)
-    span = np.maximum(points.max(axis=0) - low, 1e-300)
-    cells = ((points - low) / span * ((1 << bits) - 1)).astype(np.uint64)
-    code = np.zeros(n, dtype=np.uint64)
-    for bit in range(bits):
-        for axis in range(3):
-            code |= ((cells[:, axis] >> np.uint64(bit)) & np.uint64(1)) << np.uint64(3 * bit + axis)
-    order = np.argsort(code, kind="stable").astype(np.int64)
-    code = code[order]
-    wanted = max(2, -(-n // size))
-    for depth in range(1, bits + 1):
-        prefix = code >> np.uint64(3 * (bits - depth))
-        new = np.flatnonzero(np.concatenate([[True], prefix[1:] != prefix[:-1]]))
-        if len(new) >= wanted:
-            break
-    else:  # coincident points: fixed-size runs
-        new = np.arange(0, n, size)
-    return order, new.astype(np.int64)
-
-
-def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
-    x, w = np.polynomial.legendre.leggauss(n)
-    return 0.5 * (x + 1), 0.5 * w
-
-
-def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
-    return np.einsum("ij,ij->i", a, b)
-
-
-def _unit(v: FloatArray) -> tuple[FloatArray, FloatArray]:
-    n = np.linalg.norm(v, axis=1)
-    return v / np.maximum(n, 1e-300)[:, None], n
-
-
-@dataclass(frozen=True)
-class _NeighbourList:
-    """Candidate segment pairs within margin + skin, and what it takes to reuse them.
-
-    Attributes:
-        reference: The coefficients of the local and received segments when the list was
-            built.
-        first: First segment of each pair (index into local + received segments).
-        second: Second segment of each pair.
-        bound: A lower bound of each pair's gap when the list was built.
-        send_index: Per rank, the local segments sent to it.
-        received: Per rank, the segments received from it (their coefficients go stale).
-    """
-
-    reference: FloatArray
-    first: IntArray
-    second: IntArray
-    bound: FloatArray
-    send_index: list[IntArray]
-    received: list[SegmentArrays]
-
-    @staticmethod
-    def build(
-        n_local: int,
-        segments: SegmentArrays,
-        owner: IntArray,
-        first: IntArray,
-        second: IntArray,
-        bound: FloatArray,
-        send_index: list[IntArray],
-    ) -> "_NeighbourList":
-        """The list of a fresh broad phase.
-
-        ``segments`` holds the ``n_local`` local segments, then those received, by rank.
-        """
-        received = []
-        start = n_local
-        remote_owner = owner[n_local:]
-        for q in range(len(send_index)):
-            count = int(np.count_nonzero(remote_owner == q))
-            received.append(segments.take(np.arange(start, start + count)))
-            start += count
-        return _NeighbourList(
-            segments.coefficients.copy(), first, second, bound, send_index, received
-        )
-
-    def update(self, local: SegmentArrays, comm: MPI.Comm) -> tuple[SegmentArrays, int]:
-        """Local and received segments in the list's order, with current coefficients.
-
-        The listed segments' coefficients go in one buffer (Alltoallv; the counts are fixed
-        by the list).
-
-        Returns:
-            The segments and the bytes sent.
-        """
-        if comm.size == 1:
-            return local, 0
-        send_counts = np.array([12 * len(index) for index in self.send_index])
-        receive_counts = np.array([12 * len(old) for old in self.received])
-        outgoing = np.concatenate([local.coefficients[index].ravel() for index in self.send_index])
-        incoming = np.empty(int(receive_counts.sum()))
-        comm.Alltoallv([outgoing, send_counts], [incoming, receive_counts])
-        parts = [local]
-        start = 0
-        for old, count in zip(self.received, receive_counts, strict=True):
-            if len(old):
-                fresh = incoming[start : start + count].reshape(-1, 4, 3)
-                parts.append(
-                    SegmentArrays(
-                        old.rod, old.element, fresh, old.s0, old.s1, old.radius, old.first, old.last
-                    )
-                )
-            start += count
-        return SegmentArrays.concatenate(parts), outgoing.nbytes
 
 
 class ContactSearch:
@@ -468,7 +159,7 @@ class ContactSearch:
         self._margin = float(margin)
         self._skin = self._margin if skin is None else float(skin)
         self._band = self._margin + self._skin
-        self._neighbours: _NeighbourList | None = None
+        self._neighbours: NeighbourList | None = None
         n_rods = rods.num_rods
         allowed = np.zeros((n_rods, n_rods), dtype=bool)
         message = None
@@ -515,18 +206,22 @@ class ContactSearch:
                 ),
             )
             self._exclusion = np.full(n_rods, float(exclusion))
-        self._h_max = h_max
         local_count = np.zeros(n_rods, dtype=np.int64)
         segments, _ = self._centreline.segments()
         np.maximum.at(local_count, segments.rod, segments.element + 1)
-        self._n_elements = np.zeros_like(local_count)
+        n_elements = np.zeros_like(local_count)
         # Owned segments along their rods (the local cell order need not be).
         self._local_order = np.lexsort((segments.element, segments.rod)).astype(np.int64)
-        rods.comm.Allreduce(local_count, self._n_elements, op=MPI.MAX)
+        rods.comm.Allreduce(local_count, n_elements, op=MPI.MAX)
+        self._selection = ContactSelection(rods, self._exclusion, h_max, n_elements)
         self._obstacles = tuple(obstacles)
-        self._sin_line = float(np.sin(np.radians(line_angle)))
-        self._line_xi, self._line_w = _gauss_points(line_points)
-        self._flat = float(flat_tolerance)
+        self._narrow = NarrowPhase(
+            self._margin,
+            line_angle,
+            line_points,
+            flat_tolerance,
+            self._centreline.representation == "smooth",
+        )
         self.statistics = SearchStatistics()
 
     # -- access ---------------------------------------------------------------------------------
@@ -561,12 +256,11 @@ class ContactSearch:
         return self._centreline.radii
 
     # -- the search -----------------------------------------------------------------------------
-    def find(self, t: float = 0.0, *, brute_force: bool = False) -> RawContacts:
+    def find(self, t: float = 0.0) -> RawContacts:
         """All contacts within the margin on the current configuration (collective).
 
         Args:
             t: Time (for moving obstacles).
-            brute_force: Test every pair of segments (for tests of the broad phase).
 
         Returns:
             The contacts, identical on every rank, sorted by (kind, rods, s_a, s_b).
@@ -580,37 +274,35 @@ class ContactSearch:
         stats.seconds["segments"] = perf_counter() - clock
 
         clock = perf_counter()
-        reused = None if brute_force else self._reuse(local, stats)
+        reused = self._reuse(local, stats)
         if reused is None:
-            segments, owner, sent, send_index = self._exchange(local, brute_force)
+            segments, owner, sent, send_index = exchange_segments(
+                comm, local, self._local_order, self._band
+            )
             stats.bytes_sent += sent
             stats.seconds["exchange"] = perf_counter() - clock
             clock = perf_counter()
-            first, second, bound = self._candidate_pairs(segments, owner, brute_force)
+            first, second, bound = self._candidate_pairs(segments, owner)
             stats.rebuilt = True
-            if not brute_force:
-                self._neighbours = _NeighbourList.build(
-                    len(local), segments, owner, first, second, bound, send_index
-                )
+            self._neighbours = NeighbourList.build(
+                len(local), segments, owner, first, second, bound, send_index
+            )
             stats.candidates = len(first)
             # Only pairs whose gap bound is within the margin go on to the narrow phase.
             near = np.flatnonzero(bound <= self._margin)
             stats.seconds["broad"] = perf_counter() - clock
             clock = perf_counter()
-            found = [
-                self._rod_pairs(
-                    segments, first[near], second[near], compiled_kernels=not brute_force
-                )
-            ]
+            found = [self._narrow.rod_pairs(segments, first[near], second[near])]
         else:
             listed, segments, local_moves = reused
             stats.candidates = len(listed.first)
             stats.seconds["exchange"] = perf_counter() - clock
             clock = perf_counter()
-            found = [self._listed_contacts(segments, listed, local_moves)]
+            found = [self._narrow.listed_contacts(segments, listed, local_moves)]
         stats.received = len(segments) - len(local)
         found += [
-            self._obstacle(local, k, obstacle, t) for k, obstacle in enumerate(self._obstacles)
+            self._narrow.obstacle_contacts(local, k, obstacle, t)
+            for k, obstacle in enumerate(self._obstacles)
         ]
         mine = RawContacts.concatenate(found)
         stats.seconds["narrow"] = perf_counter() - clock
@@ -618,90 +310,16 @@ class ContactSearch:
         clock = perf_counter()
         everyone = mine
         if comm.size > 1:
-            everyone = _allgather_contacts(comm, mine)
-            stats.bytes_sent += (comm.size - 1) * len(mine) * _ROW_WIDTH * 8
-        contacts = self._select(everyone)
+            everyone = allgather_contacts(comm, mine)
+            stats.bytes_sent += (comm.size - 1) * len(mine) * ROW_WIDTH * 8
+        contacts = self._selection.select(everyone)
         stats.seconds["select"] = perf_counter() - clock
         self.statistics = stats
         return contacts
 
-    def _exchange(
-        self, local: SegmentArrays, everything: bool
-    ) -> tuple[SegmentArrays, IntArray, int, list[IntArray]]:
-        """Local segments plus those of other ranks that may touch them, and their owners.
-
-        Returns:
-            The segments (local first, then those received, by rank), the owner of each, the
-            bytes sent and, per rank, the local segments sent to it.
-        """
-        comm = self._rods.comm
-        owner = np.full(len(local), comm.rank, dtype=np.int64)
-        send_index: list[IntArray] = [np.zeros(0, np.int64) for _ in range(comm.size)]
-        if comm.size == 1:
-            return local, owner, 0, send_index
-        centre, rho = local.bounding_spheres()
-        reach = rho + local.radius + 0.5 * self._band
-        # Boxes in levels: level 0 are stretches of at most CLUSTER consecutive elements of one
-        # rod (a box around two far-apart pieces of rod would let everything through); level
-        # k + 1 groups the boxes of level k by the cells of an octree over the rank's region,
-        # as fine as gives about CLUSTER boxes per group, until at most CLUSTER boxes are left.
-        # A group never spans far more than its boxes (a short rod far from the rank's other
-        # rods keeps a box of its own), so what overlaps another rank stays near the interface.
-        low, high = centre - reach[:, None], centre + reach[:, None]
-        along = self._local_order
-        starts = _cluster_starts(local.rod[along], local.element[along], CLUSTER)
-        levels = [_reduce_boxes(low[along], high[along], starts)]
-        while len(levels[-1][0]) > CLUSTER:
-            below_low, below_high = levels[-1]
-            order, group_starts = _octree_groups(below_low + below_high, CLUSTER)
-            levels[-1] = (below_low[order], below_high[order])
-            levels.append(_reduce_boxes(*levels[-1], group_starts))
-        depth = comm.allreduce(len(levels), op=MPI.MAX)
-        while len(levels) < depth:
-            levels.append(levels[-1])
-        # The top level goes to every rank; below, each rank sends another only its boxes that
-        # overlap the boxes that rank sent it one level up (the boxes around two segments
-        # within the margin of each other overlap at every level).
-        top = np.hstack(levels[-1])
-        received: list[FloatArray | None] = list(comm.allgather(top))
-        sent = top.nbytes * (comm.size - 1)
-        for level in reversed(levels[:-1]):
-            boxes_out: list[FloatArray | None] = []
-            for q, theirs in enumerate(received):
-                hit = (
-                    compiled.boxes_overlapping(level[0], level[1], theirs[:, :3], theirs[:, 3:])
-                    if q != comm.rank and theirs is not None and not everything
-                    else np.zeros(len(level[0]), dtype=bool)
-                )
-                boxes_out.append(np.hstack([level[0][hit], level[1][hit]]) if hit.any() else None)
-            sent += sum(b.nbytes for b in boxes_out if b is not None)
-            received = comm.alltoall(boxes_out)
-        # Last, the segments whose spheres reach into one of the other's level-0 boxes.
-        outgoing: list[tuple[FloatArray, ...] | None] = []
-        for q, clusters in enumerate(received):
-            if q == comm.rank:
-                outgoing.append(None)
-                continue
-            if everything:
-                hit = np.ones(len(local), dtype=bool)
-            elif clusters is None:
-                hit = np.zeros(len(local), dtype=bool)
-            else:
-                hit = compiled.spheres_reaching(centre, reach, clusters[:, :3], clusters[:, 3:])
-            send_index[q] = np.flatnonzero(hit)
-            outgoing.append(local.take(send_index[q]).pack() if hit.any() else None)
-        sent += sum(sum(a.nbytes for a in pack) for pack in outgoing if pack is not None)
-        incoming = comm.alltoall(outgoing)
-        parts, owners = [local], [owner]
-        for q, pack in enumerate(incoming):
-            if pack is not None:
-                parts.append(SegmentArrays(*pack))
-                owners.append(np.full(len(pack[0]), q, dtype=np.int64))
-        return SegmentArrays.concatenate(parts), np.concatenate(owners), sent, send_index
-
     def _reuse(
         self, local: SegmentArrays, stats: SearchStatistics
-    ) -> tuple[_NeighbourList, SegmentArrays, FloatArray] | None:
+    ) -> tuple[NeighbourList, SegmentArrays, FloatArray] | None:
         """The neighbour list, if it still holds every pair within the margin (collective).
 
         It does while no point of any centreline has moved more than skin / 2 since the list
@@ -716,7 +334,9 @@ class ContactSearch:
         if listed is None:
             return None
         comm = self._rods.comm
-        moves, moved = compiled.segment_moves(local.coefficients, listed.reference[: len(local)])
+        moves, moved = compiled_segments.segment_moves(
+            local.coefficients, listed.reference[: len(local)]
+        )
         if comm.size > 1:
             largest = np.array([moved])
             comm.Allreduce(MPI.IN_PLACE, largest, op=MPI.MAX)
@@ -728,18 +348,17 @@ class ContactSearch:
         return listed, segments, moves
 
     def _candidate_pairs(
-        self, segments: SegmentArrays, owner: IntArray, everything: bool
+        self, segments: SegmentArrays, owner: IntArray
     ) -> tuple[IntArray, IntArray, FloatArray]:
         """Segment pairs (first, second) to evaluate here, and a lower bound of their gaps.
 
-        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled`, or with ``everything``
-        all pairs filtered by the same tests in numpy (the reference the tests compare with).
+        The grid kernel of :mod:`~fe_rodcontact.contact.geometry.compiled_broad`.
         """
         rank = self._rods.comm.rank
         n = len(segments)
         if n < 2:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        centre, rho, bulge = segments.bounds()
+        centre, rho, _ = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
         # Boxes of the Bézier control points grown by the radius and half the margin: two
@@ -747,508 +366,22 @@ class ContactSearch:
         low, high = segments.boxes()
         grow = (segments.radius + 0.5 * self._band)[:, None]
         low, high = low - grow, high + grow
-        if not everything:
-            return compiled.near_pairs(
-                centre,
-                reach,
-                low,
-                high,
-                self._band,
-                segments.rod,
-                segments.element,
-                segments.s0,
-                segments.s1,
-                owner,
-                rank,
-                self._allowed,
-                self._exclusion,
-                np.asarray(self._rods.lengths, dtype=float),
-                np.asarray(self._rods.closed, dtype=bool),
-                c,
-                segments.radius,
-            )
-        # Brute force (the reference for tests): every pair of segments, same tests.
-        i, j = np.triu_indices(n, k=1)
-        close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._band
-        close &= np.all((low[i] <= high[j]) & (low[j] <= high[i]), axis=1)
-        i, j = i[close], j[close]
-        rod_i, rod_j = segments.rod[i], segments.rod[j]
-        keep = self._allowed[rod_i, rod_j]
-        # Canonical order: first has the smaller (rod, element) key.
-        key_i = rod_i * (1 << 40) + segments.element[i]
-        key_j = rod_j * (1 << 40) + segments.element[j]
-        swap = key_j < key_i
-        first = np.where(swap, j, i)[keep]
-        second = np.where(swap, i, j)[keep]
-        # Evaluate on the owner of the first segment.
-        mine = owner[first] == rank
-        first, second = first[mine], second[mine]
-        # Self-contact: skip pairs of elements lying entirely within the exclusion length of
-        # each other (the largest distance along the rod between their points), as the grid.
-        same = np.flatnonzero(segments.rod[first] == segments.rod[second])
-        if len(same):
-            rod = segments.rod[first[same]]
-            span = self._along_rod_span(
-                rod,
-                segments.s0[first[same]],
-                segments.s1[first[same]],
-                segments.s0[second[same]],
-                segments.s1[second[same]],
-            )
-            drop = np.zeros(len(first), dtype=bool)
-            drop[same] = span <= self._exclusion[rod]
-            first, second = first[~drop], second[~drop]
-        # Cheap lower bound first: the distance of the chords minus how far each curve
-        # strays from its chord (r − chord = c₂(ξ²−ξ) + c₃(ξ³−ξ), |ξ²−ξ| ≤ ¼,
-        # |ξ³−ξ| ≤ 2/(3√3)); pairs that cannot come within the margin stop here.
-        start, end = c[:, 0], c.sum(axis=1)
-        pa, pb = chord_closest_points(start[first], end[first], start[second], end[second])
-        chord_distance = np.linalg.norm(
-            (start[second] + pb[:, None] * (end[second] - start[second]))
-            - (start[first] + pa[:, None] * (end[first] - start[first])),
-            axis=1,
+        return compiled_broad.near_pairs(
+            centre,
+            reach,
+            low,
+            high,
+            self._band,
+            segments.rod,
+            segments.element,
+            segments.s0,
+            segments.s1,
+            owner,
+            rank,
+            self._allowed,
+            self._exclusion,
+            np.asarray(self._rods.lengths, dtype=float),
+            np.asarray(self._rods.closed, dtype=bool),
+            c,
+            segments.radius,
         )
-        bound = (
-            chord_distance
-            - bulge[first]
-            - bulge[second]
-            - segments.radius[first]
-            - segments.radius[second]
-        )
-        near = bound <= self._band
-        first, second = first[near], second[near]
-        slab = compiled.slab_bounds(c, first, second) - segments.radius[first]
-        bound = np.maximum(bound[near], slab - segments.radius[second])
-        near = bound <= self._band
-        return first[near], second[near], bound[near]
-
-    def _along_rod(self, rod: IntArray, sa: FloatArray, sb: FloatArray) -> FloatArray:
-        """Distance along the rod between material points (the shorter way on loops)."""
-        d = np.abs(sa - sb)
-        lengths = np.asarray(self._rods.lengths)[rod]
-        closed = np.asarray(self._rods.closed)[rod]
-        return np.where(closed, np.minimum(d, lengths - d), d)
-
-    def _along_rod_span(
-        self, rod: IntArray, a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
-    ) -> FloatArray:
-        """Largest distance along the rod between points of two element intervals."""
-        spans = np.array([self._along_rod(rod, x, y) for x in (a0, a1) for y in (b0, b1)])
-        return spans.max(axis=0).astype(float)
-
-    # -- narrow phase ---------------------------------------------------------------------------
-    def _rod_pairs(
-        self, seg: SegmentArrays, first: IntArray, second: IntArray, compiled_kernels: bool
-    ) -> RawContacts:
-        if len(first) == 0:
-            return RawContacts.empty()
-        if compiled_kernels:
-            return RawContacts(
-                *compiled.pair_contacts(
-                    *self._segment_arguments(seg), first, second, *self._narrow_settings()
-                )
-            )
-        pair, mode, xa, xb, sample = self._narrow_numpy(seg, first, second)
-        return self._assemble(seg, first[pair], second[pair], mode, xa, xb, sample)
-
-    def _listed_contacts(
-        self, seg: SegmentArrays, listed: _NeighbourList, local_moves: FloatArray
-    ) -> RawContacts:
-        """A reusing step's contacts, in one compiled call (``compiled.listed_contacts``).
-
-        Each pair's bound at the build, less how far its two segments have moved since (the
-        local ones: ``local_moves``), prunes it; the pairs left are bounded on the current
-        configuration, and those within the margin evaluated.
-        """
-        return RawContacts(
-            *compiled.listed_contacts(
-                listed.reference,
-                local_moves,
-                listed.bound,
-                *self._segment_arguments(seg),
-                listed.first,
-                listed.second,
-                *self._narrow_settings(),
-            )
-        )
-
-    @staticmethod
-    def _segment_arguments(
-        seg: SegmentArrays,
-    ) -> tuple[
-        FloatArray, FloatArray, IntArray, IntArray, FloatArray, FloatArray, BoolArray, BoolArray
-    ]:
-        """The segment arrays of the compiled narrow phase, in its arguments' order."""
-        return (
-            seg.coefficients,
-            seg.radius,
-            seg.rod,
-            seg.element,
-            seg.s0,
-            seg.s1,
-            seg.first,
-            seg.last,
-        )
-
-    def _narrow_settings(self) -> tuple[float, float, FloatArray, FloatArray, bool]:
-        """The compiled narrow phase's settings (margin, line contact, joins)."""
-        return (
-            self._margin,
-            self._sin_line,
-            self._line_xi,
-            self._line_w,
-            self._centreline.representation == "smooth",
-        )
-
-    def _narrow_numpy(
-        self, seg: SegmentArrays, first: IntArray, second: IntArray
-    ) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
-        """Reference narrow phase: (pair, mode, ξ_a, ξ_b, Gauss point) of results in margin."""
-        c = seg.coefficients
-        ca, cb = c[first], c[second]
-        chord_a, _ = _unit(ca.sum(axis=1) - ca[:, 0])
-        chord_b, _ = _unit(cb.sum(axis=1) - cb[:, 0])
-        sin_angle = np.linalg.norm(np.cross(chord_a, chord_b), axis=1)
-        line = sin_angle < self._sin_line
-        point = np.flatnonzero(~line)
-        xa, xb, converged = segment_segment_closest(ca[point], cb[point])
-        ra, da, dda = evaluate(ca[point], xa)
-        rb, db, ddb = evaluate(cb[point], xb)
-        d = rb - ra
-        # Singular distance Hessian at the minimiser: parallel in effect, use line contact.
-        haa = _dot(da, da) - _dot(d, dda)
-        hbb = _dot(db, db) + _dot(d, ddb)
-        hab = -_dot(da, db)
-        singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
-        fallback = singular | ~converged
-        line[point[fallback]] = True
-        gap = np.linalg.norm(d, axis=1) - seg.radius[first[point]] - seg.radius[second[point]]
-        keep = ~fallback & (gap <= self._margin)
-        point_pairs, point_xa, point_xb = point[keep], xa[keep], xb[keep]
-        # Line contact: Gauss points of segment a projected on segment b.
-        k = len(self._line_xi)
-        line_pairs = np.repeat(np.flatnonzero(line), k)
-        line_xa = np.tile(self._line_xi, int(line.sum()))
-        line_sample = np.tile(np.arange(k), int(line.sum()))
-        ra, _, _ = evaluate(c[first[line_pairs]], line_xa)
-        line_xb, _ = point_segment_closest(ra, c[second[line_pairs]])
-        rb, _, _ = evaluate(c[second[line_pairs]], line_xb)
-        gap = (
-            np.linalg.norm(rb - ra, axis=1)
-            - seg.radius[first[line_pairs]]
-            - seg.radius[second[line_pairs]]
-        )
-        inside = gap <= self._margin
-        return (
-            np.concatenate([point_pairs, line_pairs[inside]]),
-            np.concatenate(
-                [np.full(len(point_pairs), MODE_POINT), np.full(int(inside.sum()), MODE_LINE)]
-            ).astype(np.int64),
-            np.concatenate([point_xa, line_xa[inside]]),
-            np.concatenate([point_xb, line_xb[inside]]),
-            np.concatenate([np.full(len(point_pairs), -1), line_sample[inside]]).astype(np.int64),
-        )
-
-    def _assemble(
-        self,
-        seg: SegmentArrays,
-        a: IntArray,
-        b: IntArray,
-        mode: IntArray,
-        xa: FloatArray,
-        xb: FloatArray,
-        sample: IntArray,
-    ) -> RawContacts:
-        """Contacts from closest parameters: gaps, normals, points, tangency, weights.
-
-        One compiled pass (:func:`~fe_rodcontact.contact.geometry.compiled.assemble_contacts`): at
-        the
-        few results of a step, numpy's per-call cost was most of the search on small meshes.
-        """
-        return RawContacts(
-            *compiled.assemble_contacts(
-                seg.coefficients,
-                seg.radius,
-                seg.rod,
-                seg.element,
-                seg.s0,
-                seg.s1,
-                seg.first,
-                seg.last,
-                a.astype(np.int64),
-                b.astype(np.int64),
-                mode.astype(np.int64),
-                xa.astype(float),
-                xb.astype(float),
-                sample.astype(np.int64),
-                self._line_w,
-            )
-        )
-
-    def _obstacle(
-        self, seg: SegmentArrays, index: int, obstacle: Obstacle, t: float
-    ) -> RawContacts:
-        if len(seg) == 0:
-            return RawContacts.empty()
-        centre, rho = seg.bounding_spheres()
-        phi, _, _ = obstacle.distance(centre, t)
-        near = np.flatnonzero(phi - rho - seg.radius <= self._margin)
-        if len(near) == 0:
-            return RawContacts.empty()
-        c = seg.coefficients[near]
-        samples = np.linspace(0.0, 1.0, 5)
-        values = np.empty((len(near), len(samples)))
-        for j, x in enumerate(samples):
-            r, _, _ = evaluate(c, np.full(len(near), x))
-            values[:, j] = obstacle.distance(r, t)[0]
-        flat = (values.max(axis=1) - values.min(axis=1)) <= self._flat * seg.radius[near]
-        # Point contacts: 1D projected Newton on g(ξ) from the best sample.
-        point = np.flatnonzero(~flat)
-        xi = samples[np.argmin(values[point], axis=1)]
-        cp = c[point]
-        for _ in range(40):
-            r, dr, ddr = evaluate(cp, xi)
-            _, grad, hess = obstacle.distance(r, t)
-            g1 = _dot(grad, dr)
-            g2 = np.einsum("ni,nij,nj->n", dr, hess, dr) + _dot(grad, ddr)
-            scale = _dot(dr, dr)
-            g2 = np.where(g2 > 1e-12 * scale, g2, scale)
-            new = np.clip(xi - g1 / g2, 0.0, 1.0)
-            change = np.abs(new - xi)
-            xi = new
-            if np.all(change <= 1e-11):
-                break
-        k = len(self._line_xi)
-        line = np.flatnonzero(flat)
-        seg_rows = np.concatenate([near[point], np.repeat(near[line], k)])
-        xi_all = np.concatenate([xi, np.tile(self._line_xi, len(line))])
-        mode = np.concatenate([np.full(len(point), MODE_POINT), np.full(len(line) * k, MODE_LINE)])
-        sample = np.concatenate([np.full(len(point), -1), np.tile(np.arange(k), len(line))])
-        length = np.abs(seg.s1[seg_rows] - seg.s0[seg_rows])
-        weight = np.concatenate([np.zeros(len(point)), np.tile(self._line_w, len(line))]) * length
-        r, dr, _ = evaluate(seg.coefficients[seg_rows], xi_all)
-        phi, grad, _ = obstacle.distance(r, t)
-        R = seg.radius[seg_rows]
-        gap = phi - R
-        keep = (gap <= self._margin) & obstacle.inside_bounds(r, t)
-        status = compiled.statuses(xi_all, seg.first[seg_rows], seg.last[seg_rows])
-        status[mode == MODE_LINE] = _INTERIOR
-        idx = np.flatnonzero(keep)
-        rows = seg_rows[idx]
-        n = grad[idx]
-        contact_point = r[idx] - phi[idx][:, None] * n  # on the obstacle's surface
-        tangency = _dot(n, dr[idx]) / np.maximum(np.linalg.norm(dr[idx], axis=1), 1e-300)
-        out = RawContacts(
-            kind=np.full(len(idx), KIND_OBSTACLE, np.int64),
-            mode=mode[idx].astype(np.int64),
-            rod_a=seg.rod[rows],
-            rod_b=np.full(len(idx), index, np.int64),
-            element_a=seg.element[rows],
-            element_b=np.full(len(idx), -1, np.int64),
-            sample=sample[idx].astype(np.int64),
-            s_a=seg.s0[rows] + xi_all[idx] * (seg.s1[rows] - seg.s0[rows]),
-            s_b=np.zeros(len(idx)),
-            gap=gap[idx],
-            normal=n,
-            point=contact_point,
-            centre_a=r[idx],
-            centre_b=contact_point,
-            tangency=np.column_stack([tangency, np.zeros(len(idx))]),
-            weight=weight[idx],
-            at_end=status[idx] == _END,
-            clamp=np.column_stack([status[idx], np.zeros(len(idx), np.int64)]),
-        )
-        return out
-
-    # -- selection (same on every rank) ---------------------------------------------------------
-    def _select(self, found: RawContacts) -> RawContacts:
-        """Keep true local minima, merge duplicates, apply the exclusion; sort.
-
-        Each rule runs only where rows it concerns exist (a step usually has a few contacts,
-        and numpy's cost per call would otherwise dominate the search on small meshes).
-        """
-        if len(found) == 0:
-            return found
-        any_self, any_line, any_node, points = compiled.selection_rules(
-            found.kind, found.mode, found.clamp, KIND_SELF
-        )
-        if len(found) == 1 and not (any_self or any_line or any_node):
-            return found  # no rule applies, nothing to sort
-        keep = np.ones(len(found), dtype=bool)
-        if any_self:
-            found = self._canonical_self_contacts(found)
-            self_rows = np.flatnonzero(found.kind == KIND_SELF)
-            self._drop_within_exclusion(found, self_rows, keep)
-        if any_line:
-            self._keep_nearest_line_samples(found, found.mode == MODE_LINE, keep)
-        if any_node:
-            at_node = ((found.clamp == _LOW) | (found.clamp == _HIGH)) & (found.mode == MODE_POINT)[
-                :, None
-            ]
-            self._drop_node_minima_without_partner(found, at_node, keep)
-        if points > 1:
-            point = np.flatnonzero((found.mode == MODE_POINT) & keep)
-            if len(point) > 1:
-                self._merge_duplicates(found, point, keep)
-        kept = np.flatnonzero(keep)
-        if len(kept) > 1:
-            kept = kept[
-                np.lexsort(
-                    tuple(
-                        getattr(found, name)[kept]
-                        for name in ("sample", "s_b", "s_a", "mode", "rod_b", "rod_a", "kind")
-                    )
-                )
-            ]
-        if len(kept) == len(found) and np.all(kept[1:] > kept[:-1]):
-            return found  # nothing dropped, already in order
-        return found.take(kept)
-
-    def _drop_within_exclusion(
-        self, found: RawContacts, rows: IntArray, keep: npt.NDArray[np.bool_]
-    ) -> None:
-        """Self-contact: points closer along the rod than the exclusion length never touch."""
-        rod = found.rod_a[rows]
-        along = self._along_rod(rod, found.s_a[rows], found.s_b[rows])
-        keep[rows[along < self._exclusion[rod]]] = False
-
-    def _keep_nearest_line_samples(
-        self, found: RawContacts, is_line: npt.NDArray[np.bool_], keep: npt.NDArray[np.bool_]
-    ) -> None:
-        """Line contacts: one point per Gauss point of rod a, the nearest over rod b's elements.
-
-        A point whose nearest point is past the free end of rod b is outside the overlap.
-        """
-        line = np.flatnonzero(is_line & keep & (found.kind != KIND_OBSTACLE))
-        if len(line) == 0:
-            return
-        key = np.column_stack(
-            [
-                found.kind[line],
-                found.rod_a[line],
-                found.element_a[line],
-                found.sample[line],
-                found.rod_b[line],
-            ]
-        )
-        order = np.lexsort((found.gap[line], *key.T[::-1]))
-        sorted_key = key[order]
-        new = np.ones(len(order), dtype=bool)
-        new[1:] = np.any(sorted_key[1:] != sorted_key[:-1], axis=1)
-        best = np.zeros(len(line), dtype=bool)
-        best[order[new]] = True
-        keep[line[~best]] = False
-        past_end = (found.clamp[line, 1] == _END) & (np.abs(found.tangency[line, 1]) > 1e-8)
-        keep[line[past_end]] = False
-
-    def _drop_node_minima_without_partner(
-        self,
-        found: RawContacts,
-        at_node: npt.NDArray[np.bool_],
-        keep: npt.NDArray[np.bool_],
-    ) -> None:
-        """Point contacts clamped at an interior node need the neighbour clamped there too.
-
-        Rows sorted by (group, node, other side's s) have their partners next to them.
-        """
-        h = self._h_max
-        group = np.column_stack([found.kind, found.rod_a, found.rod_b])
-        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
-        closed = np.asarray(self._rods.closed)
-        sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
-        for side, (element, _, rod) in enumerate(sides):
-            rows = np.flatnonzero(at_node[:, side] & keep)
-            if len(rows) == 0:
-                continue
-            other_s, other_rod = sides[1 - side][1], sides[1 - side][2]
-            clamp = found.clamp[:, side]
-            node = element[rows] + (clamp[rows] == _HIGH)
-            node = np.where(closed[rod[rows]], node % self._n_elements[rod[rows]], node)
-            order = np.lexsort((other_s[rows], node, *group[rows].T[::-1]))
-            rows, node = rows[order], node[order]
-            tolerance = 1e-7 * np.maximum(h[rod[rows]], h[other_rod[rows]])
-            has_partner = np.zeros(len(rows), dtype=bool)
-            row_group, row_clamp, row_s = group[rows], clamp[rows], other_s[rows]
-            for shift in (1, 2, 3):
-                later, earlier = slice(shift, None), slice(None, -shift)
-                for this, that in ((later, earlier), (earlier, later)):
-                    has_partner[this] |= (
-                        np.all(row_group[this] == row_group[that], axis=1)
-                        & (node[this] == node[that])
-                        & (row_clamp[this] != row_clamp[that])
-                        & (np.abs(row_s[this] - row_s[that]) <= tolerance[this])
-                    )
-            keep[rows[~has_partner]] = False
-
-    def _merge_duplicates(
-        self, found: RawContacts, point: IntArray, keep: npt.NDArray[np.bool_]
-    ) -> None:
-        """Point contacts of the same rods closer than half an element in s_a and s_b are one.
-
-        (A minimum found from two elements, or local minima that the discretisation splits);
-        the smallest gap is kept. Groups are small: compare within.
-        """
-        h = self._h_max
-        group = np.column_stack([found.kind, found.rod_a, found.rod_b])
-        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
-        lengths = np.asarray(self._rods.lengths)
-        closed = np.asarray(self._rods.closed)
-        reach = 0.5 * np.maximum(
-            h[found.rod_a], np.where(found.kind == KIND_OBSTACLE, 0.0, h[rod_b])
-        )
-
-        def apart(s: float, t: float, rod: int) -> float:
-            d = abs(s - t)
-            return min(d, lengths[rod] - d) if closed[rod] else d
-
-        groups: dict[tuple[int, ...], list[int]] = {}
-        # Smallest gap first; equal gaps (a minimum at a node, found from both elements)
-        # by element, so that the order in which pairs were evaluated does not matter.
-        by_gap = np.lexsort((found.element_b[point], found.element_a[point], found.gap[point]))
-        for i in point[by_gap]:
-            groups.setdefault(tuple(group[i]), []).append(int(i))
-        for members in groups.values():
-            taken: list[int] = []
-            for i in members:
-                a, b, ra, rb = found.s_a[i], found.s_b[i], found.rod_a[i], rod_b[i]
-                duplicate = any(
-                    (
-                        apart(a, found.s_a[j], ra) < reach[i]
-                        and apart(b, found.s_b[j], rb) < reach[i]
-                    )
-                    or (
-                        found.kind[i] == KIND_SELF
-                        and apart(a, found.s_b[j], ra) < reach[i]
-                        and apart(b, found.s_a[j], ra) < reach[i]
-                    )
-                    for j in taken
-                )
-                if duplicate:
-                    keep[i] = False
-                else:
-                    taken.append(i)
-
-    def _canonical_self_contacts(self, found: RawContacts) -> RawContacts:
-        """Self-contacts with s_a ≤ s_b (in [0, L) on loops): one description per contact."""
-        lengths = np.asarray(self._rods.lengths)
-        closed = np.asarray(self._rods.closed)
-        self_rows = found.kind == KIND_SELF
-        if not self_rows.any():
-            return found
-        values = {f: np.array(getattr(found, f), copy=True) for f in RawContacts.fields()}
-        for name in ("s_a", "s_b"):
-            s = values[name]
-            loop = self_rows & closed[found.rod_a]
-            s[loop] = np.mod(s[loop], lengths[found.rod_a[loop]])
-        swap = self_rows & (values["s_a"] > values["s_b"]) & (found.mode == MODE_POINT)
-        for first, second in (
-            ("s_a", "s_b"),
-            ("element_a", "element_b"),
-            ("centre_a", "centre_b"),
-        ):
-            a, b = values[first][swap].copy(), values[second][swap].copy()
-            values[first][swap], values[second][swap] = b, a
-        values["normal"][swap] *= -1
-        values["tangency"][swap] = -values["tangency"][swap][:, ::-1]
-        values["clamp"][swap] = values["clamp"][swap][:, ::-1]
-        return RawContacts(*(values[f] for f in RawContacts.fields()))

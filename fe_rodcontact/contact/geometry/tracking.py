@@ -28,13 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, KIND_SELF, RawContacts
 from fe_rodcontact.contact.geometry.matching import match_contacts
-from fe_rodcontact.contact.geometry.search import (
-    KIND_OBSTACLE,
-    KIND_SELF,
-    ContactSearch,
-    RawContacts,
-)
+from fe_rodcontact.contact.geometry.search import ContactSearch
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [

@@ -61,9 +61,9 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import match_contacts, wrapped
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.search import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
 from fe_rodcontact.contact.laws.normal import NormalLaw

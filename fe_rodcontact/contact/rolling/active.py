@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, RawContacts
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 
 __all__ = ["ActiveContacts", "ContactGroup"]

@@ -16,8 +16,8 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
-from fe_rodcontact.contact.geometry.search import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.errors import raise_collectively
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.search import RawContacts
+from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.tracking import (
     ContactSet,
     contact_set_arrays,

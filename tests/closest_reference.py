@@ -1,4 +1,4 @@
-"""Narrow phase: closest points between centreline segments, and from points to segments.
+"""Narrow phase in numpy, the tests' reference: closest points of segments and to segments.
 
 All functions are vectorised over candidate pairs and work on the power-basis segments of
 :mod:`fe_rodcontact.contact.geometry.centreline` (``r(ξ)``, ``ξ ∈ [0, 1]``).
@@ -13,7 +13,10 @@ a projected Newton method with the exact Hessian
 conditions of the box); the free ones take a Newton step. The Hessian's determinant over
 |r_a'|²|r_b'|² is sin²θ of the angle between the tangents plus curvature terms: near zero it
 signals (nearly) parallel segments, whose closest points are not unique (paper eq. 10,
-det 𝔸 = 0); :mod:`~fe_rodcontact.contact.geometry.search` then uses line contact instead.
+det 𝔸 = 0); the narrow phase then uses line contact instead.
+
+The compiled narrow phase (:mod:`fe_rodcontact.contact.geometry.compiled_narrow`) runs the
+same iterations pair by pair; ``all_pairs_reference`` uses these to check it.
 """
 
 import numpy as np
