@@ -54,8 +54,6 @@ points of the current configuration (drive it with
 :class:`~fe_rodcontact.solvers.constrained.ConstrainedNewton`, see ``tests/test_rod_potential.py``).
 """
 
-from dataclasses import dataclass
-
 from mpi4py import MPI
 
 import numpy as np
@@ -68,9 +66,16 @@ from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
 from fe_rodcontact.contact.laws.normal import NormalLaw
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
+from fe_rodcontact.contact.potential.point_forces import (
+    PointContacts,
+    PointForces,
+    PointLaws,
+    cut_energy,
+    point_forces,
+    point_linearisation,
+)
 from fe_rodcontact.contact.records import records_from_arrays, records_to_arrays
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.rods.rotations import skew
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
 __all__ = ["SCHEMES", "RodRodPotential"]
@@ -81,91 +86,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 SCHEMES = ("energy-momentum", "static")
 """Where the force is evaluated: the discrete gradient of a step, or the current gradient."""
-
-
-def _outer(a: FloatArray, b: FloatArray) -> FloatArray:
-    return a[..., :, None] * b[..., None, :]
-
-
-def cut_energy(law: NormalLaw, cutoff: float, gap: FloatArray) -> FloatArray:
-    """Ŵ(g) = W(min(g, m)) − W(m) for g < m, 0 beyond (m the cut-off)."""
-    gap = np.asarray(gap, dtype=float)
-    out = np.zeros(gap.shape)
-    inside = gap < cutoff
-    if np.any(inside):
-        out[inside] = law.energy(gap[inside]) - law.energy(np.array([cutoff]))[0]
-    return out
-
-
-def cut_gradient(
-    law: NormalLaw, cutoff: float, gap_old: FloatArray, gap_new: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """Discrete gradient Q of Ŵ between two gaps and its derivative in the new gap.
-
-    Q = (Ŵ(g₁) − Ŵ(g₀))/(g₁ − g₀) (Ŵ'(g) for equal gaps): the law's own discrete gradient when
-    both gaps are inside the cut-off, zero when both are beyond, the quotient over the part
-    inside when the step crosses it.
-    """
-    g0, g1 = np.asarray(gap_old, dtype=float), np.asarray(gap_new, dtype=float)
-    q, dq = np.zeros(g0.shape), np.zeros(g0.shape)
-    both = (g0 < cutoff) & (g1 < cutoff)
-    if np.any(both):
-        q[both] = law.discrete_gradient(g0[both], g1[both])
-        dq[both] = law.discrete_gradient_derivative(g0[both], g1[both])
-    cross = (g0 < cutoff) != (g1 < cutoff)
-    if np.any(cross):
-        a, b = np.minimum(g0[cross], cutoff), np.minimum(g1[cross], cutoff)
-        h = g1[cross] - g0[cross]
-        q[cross] = law.discrete_gradient(a, b) * (b - a) / h
-        opening = g1[cross] >= cutoff
-        dq[cross] = np.where(opening, -q[cross] / h, (-law.force(b) - q[cross]) / h)
-    return q, dq
-
-
-@dataclass(frozen=True)
-class _Active:
-    """The contact points of a solve (the same on every rank).
-
-    Attributes:
-        contacts: The points σ (rods, kinds, modes, elements, s_a, s_b, weight).
-        excess: e per contact (fixed during a solve).
-        nodes: (n, 2k) stencil nodes, those of a first.
-        weights: (n, 2k) stencil weights wₖ.
-        signed: (n, 2k) sₖwₖ (−wₖ on a, +wₖ on b).
-        share: (n, 2k) α on a's nodes, 1 − α on b's.
-        scale: (n,) 1 for point contacts, the represented length for line-contact points.
-        line: (n,) line-contact points.
-        reach: (n,) R_a + R_b.
-    """
-
-    contacts: RawContacts
-    excess: FloatArray
-    nodes: IntArray
-    weights: FloatArray
-    signed: FloatArray
-    share: FloatArray
-    scale: FloatArray
-    line: BoolArray
-    reach: FloatArray
-
-
-@dataclass(frozen=True)
-class _State:
-    """Forces and tangent blocks of the active contacts at the current state."""
-
-    force: FloatArray  # (n, 3) total force on b (conservative + dissipative), scaled
-    moment: FloatArray  # (n, 3) D̄ × F_d (rotation rows, times share·w)
-    d_force_du: FloatArray  # (n, 3, 3) ∂F/∂D (chain with sₗwₗ)
-    d_force_dtau: FloatArray  # (n, 3, 3) ∂F/∂T (chain with shareₗ wₗ)
-    d_moment_du: FloatArray  # (n, 3, 3)
-    d_moment_dtau: FloatArray  # (n, 3, 3)
-    normal_force: FloatArray  # (n,) Q·scale, positive when pressing
-    gap_old: FloatArray
-    gap_new: FloatArray
-    dissipation: FloatArray  # (n,) −F_d·v Δt ≥ 0
-    slip: FloatArray  # (n,) |tangential relative velocity| of the material points over the step
-    tangential_force: FloatArray  # (n,) |tangential part of F_d| (friction), scaled
-    bad: BoolArray  # a singular law met g ≤ 0
 
 
 class RodRodPotential(ContactModel):
@@ -224,10 +144,11 @@ class RodRodPotential(ContactModel):
         self._line_law = law if line_law is None else line_law
         self._damping = damping
         self._friction = friction
+        self._laws = PointLaws(self._law, self._line_law, damping, friction, margin=np.inf)
         self._settle = bool(settle)
         self._settle_tolerance = float(settle_tolerance)
         self._static = False
-        self._active: _Active | None = None
+        self._active: PointContacts | None = None
         self._start = RawContacts.empty()
         self._t = 0.0
         self._dt = 1.0
@@ -245,6 +166,9 @@ class RodRodPotential(ContactModel):
         self._comm: MPI.Comm = rods.comm
         self._radii = binding.radii
         self._margin = binding.margin
+        self._laws = PointLaws(
+            self._law, self._line_law, self._damping, self._friction, binding.margin
+        )
         self._stencils = binding.stencils
         self._h = binding.element_lengths
         self._lengths = np.asarray(rods.lengths, dtype=float)
@@ -314,7 +238,7 @@ class RodRodPotential(ContactModel):
                 )
         raise_collectively(self._comm, message)
 
-    def _build(self, contacts: RawContacts, excess: FloatArray) -> _Active:
+    def _build(self, contacts: RawContacts, excess: FloatArray) -> PointContacts:
         st = self._stencils
         a = st.material_points(contacts.rod_a, contacts.element_a, contacts.s_a)
         b = st.material_points(contacts.rod_b, contacts.element_b, contacts.s_b)
@@ -329,7 +253,7 @@ class RodRodPotential(ContactModel):
             axis=1,
         ).reshape(len(contacts), 2 * k)
         line = contacts.mode == MODE_LINE
-        return _Active(
+        return PointContacts(
             contacts=contacts,
             excess=np.asarray(excess, dtype=float),
             nodes=nodes.astype(np.int64),
@@ -360,187 +284,17 @@ class RodRodPotential(ContactModel):
         old = reference + st.gather(nodes, self._rod.displacement.x.array, 3)
         return old, new, state[..., 3:]
 
-    def _evaluate(self, active: _Active) -> _State:
+    def _forces(self, active: PointContacts) -> PointForces:
         """Forces, their derivatives and the dissipation at the current state."""
-        n = len(active.contacts)
-        old, new, tau = self._gather(active.nodes)
-        d_old = np.einsum("nk,nkc->nc", active.signed, old)
-        d_new = np.einsum("nk,nkc->nc", active.signed, new)
-        len_old = np.linalg.norm(d_old, axis=1)
-        len_new = np.linalg.norm(d_new, axis=1)
-        offset = active.reach + active.excess
-        g_old, g_new = len_old - offset, len_new - offset
-        e_new = d_new / np.maximum(len_new, 1e-300)[:, None]
-        q, dq = np.zeros(n), np.zeros(n)
-        bad = np.zeros(n, dtype=bool)
-        for law, rows in ((self._law, ~active.line), (self._line_law, active.line)):
-            if law.singular:
-                bad |= rows & ((g_new <= 0) | (g_old <= 0))
-            rows = rows & ~bad
-            if not np.any(rows):
-                continue
-            if self._static:
-                inside = rows & (g_new < self._margin)
-                q[inside] = -law.force(g_new[inside])
-                dq[inside] = law.stiffness(g_new[inside])
-            else:
-                q[rows], dq[rows] = cut_gradient(law, self._margin, g_old[rows], g_new[rows])
-        q, dq = q * active.scale, dq * active.scale
-        eye = np.broadcast_to(np.eye(3), (n, 3, 3))
-        if self._static:
-            force = -q[:, None] * e_new
-            d_force = -(
-                dq[:, None, None] * _outer(e_new, e_new)
-                + (q / np.maximum(len_new, 1e-300))[:, None, None] * (eye - _outer(e_new, e_new))
-            )
-        else:
-            total = d_old + d_new
-            size = np.maximum(len_old + len_new, 1e-300)
-            direction = total / size[:, None]
-            force = -q[:, None] * direction
-            d_direction = (
-                eye / size[:, None, None] - _outer(total, e_new) / (size**2)[:, None, None]
-            )
-            d_force = -(
-                dq[:, None, None] * _outer(direction, e_new) + q[:, None, None] * d_direction
-            )
-        moment = np.zeros((n, 3))
-        d_force_dtau = np.zeros((n, 3, 3))
-        d_moment_du = np.zeros((n, 3, 3))
-        d_moment_dtau = np.zeros((n, 3, 3))
-        dissipation = np.zeros(n)
-        slip = np.zeros(n)
-        tangential_force = np.zeros(n)
-        dissipative = self._damping is not None or self._friction is not None
-        if n and not self._static:
-            dt = self._dt
-            mid = 0.5 * total
-            len_mid = np.linalg.norm(mid, axis=1)
-            normal = mid / len_mid[:, None]
-            gap_mid = len_mid - offset
-            w = np.abs(active.signed)
-            k = active.nodes.shape[1] // 2
-            tau_a = np.einsum("nk,nkc->nc", w[:, :k], tau[:, :k])
-            tau_b = np.einsum("nk,nkc->nc", w[:, k:], tau[:, k:])
-            alpha = active.share[:, 0]
-            spin = alpha[:, None] * tau_a + (1 - alpha)[:, None] * tau_b
-            velocity = (d_new - d_old + np.cross(mid, spin)) / dt
-            normal_speed = np.sum(velocity * normal, axis=1)
-            slip = np.linalg.norm(velocity - normal_speed[:, None] * normal, axis=1)
-        if dissipative and n and not self._static:
-            dv_du = (eye - 0.5 * skew(spin)) / dt  # ∂v/∂D (translation chain sₗwₗ)
-            dv_dt = skew(mid) / dt  # ∂v/∂T (rotation chain shareₗ wₗ)
-            dn_du = 0.5 * (eye - _outer(normal, normal)) / len_mid[:, None, None]
-            fd = np.zeros((n, 3))
-            fd_du = np.zeros((n, 3, 3))
-            fd_dt = np.zeros((n, 3, 3))
-            ok = ~bad
-            if self._damping is not None and np.any(ok):
-                law_d = self._damping
-                args = (gap_mid[ok], normal[ok], velocity[ok])
-                fd[ok] += law_d.force(*args)
-                fv = law_d.velocity_derivative(*args)
-                fd_du[ok] += (
-                    fv @ dv_du[ok]
-                    + law_d.normal_derivative(*args) @ dn_du[ok]
-                    + 0.5 * _outer(law_d.gap_derivative(*args), normal[ok])
-                )
-                fd_dt[ok] += fv @ dv_dt[ok]
-            if self._friction is not None and np.any(ok):
-                law_f = self._friction
-                pressure = -q[ok] / active.scale[ok]  # the law's normal force (density)
-                args_f = (None, normal[ok], velocity[ok])
-                fd[ok] += law_f.force(*args_f, normal_force=pressure)
-                fv = law_f.velocity_derivative(*args_f, normal_force=pressure)
-                d_pressure = -(dq[ok] / active.scale[ok])[:, None] * e_new[ok]  # ∂F_n/∂D
-                fd_du[ok] += (
-                    fv @ dv_du[ok]
-                    + law_f.normal_derivative(*args_f, normal_force=pressure) @ dn_du[ok]
-                    + _outer(
-                        law_f.normal_force_derivative(normal[ok], velocity[ok], pressure),
-                        d_pressure,
-                    )
-                )
-                fd_dt[ok] += fv @ dv_dt[ok]
-            scale = active.scale[:, None]
-            fd, fd_du, fd_dt = fd * scale, fd_du * scale[:, :, None], fd_dt * scale[:, :, None]
-            dissipation = -np.sum(fd * velocity, axis=1) * dt
-            tangential_force = np.linalg.norm(
-                fd - np.sum(fd * normal, axis=1)[:, None] * normal, axis=1
-            )
-            force = force + fd
-            d_force = d_force + fd_du
-            d_force_dtau = fd_dt
-            moment = np.cross(mid, fd)
-            d_moment_du = -0.5 * skew(fd) + skew(mid) @ fd_du
-            d_moment_dtau = skew(mid) @ fd_dt
-        return _State(
-            force=force,
-            moment=moment,
-            d_force_du=d_force,
-            d_force_dtau=d_force_dtau,
-            d_moment_du=d_moment_du,
-            d_moment_dtau=d_moment_dtau,
-            normal_force=-q,
-            gap_old=g_old,
-            gap_new=g_new,
-            dissipation=dissipation,
-            slip=slip,
-            tangential_force=tangential_force,
-            bad=bad,
+        return point_forces(
+            active, self._gather(active.nodes), self._laws, static=self._static, dt=self._dt
         )
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Contact forces and their tangent at the rod's current state (no multipliers)."""
-        assert self._active is not None, "prepare() before linearise()"
-        active = self._active
-        s = self._evaluate(active)
-        n, kk = active.nodes.shape
-        axes = np.arange(3)
-        trans = 6 * active.nodes[:, :, None] + axes  # (n, K, 3)
-        rot = trans + 3
-        lever = active.share * np.abs(active.signed)  # shareₖ wₖ
-        signed = active.signed
-        force_t = -signed[:, :, None] * s.force[:, None, :]
-        force_r = lever[:, :, None] * s.moment[:, None, :]
-        force_t[s.bad] = np.nan
-        dissipative = self._damping is not None or self._friction is not None
-        rows_parts = [trans.ravel()]
-        value_parts = [force_t.ravel()]
-        if dissipative:
-            rows_parts.append(rot.ravel())
-            value_parts.append(force_r.ravel())
-
-        def block(
-            row_dofs: IntArray,
-            row_w: FloatArray,
-            col_dofs: IntArray,
-            col_w: FloatArray,
-            m: FloatArray,
-        ) -> tuple[IntArray, IntArray, FloatArray]:
-            shape = (n, kk, kk, 3, 3)
-            r = np.broadcast_to(row_dofs[:, :, None, :, None], shape)
-            c = np.broadcast_to(col_dofs[:, None, :, None, :], shape)
-            v = row_w[:, :, None, None, None] * col_w[:, None, :, None, None] * m[:, None, None]
-            return r.ravel(), c.ravel(), v.ravel()
-
-        parts = [block(trans, -signed, trans, signed, s.d_force_du)]
-        if dissipative:
-            parts += [
-                block(trans, -signed, rot, lever, s.d_force_dtau),
-                block(rot, lever, trans, signed, s.d_moment_du),
-                block(rot, lever, rot, lever, s.d_moment_dtau),
-            ]
-        stiffness = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
-        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
-        return PointLinearisation(
-            force_rows=np.concatenate(rows_parts).astype(np.int64),
-            force_values=np.concatenate(value_parts),
-            constraint=empty_f,
-            stiffness=(stiffness[0].astype(np.int64), stiffness[1].astype(np.int64), stiffness[2]),
-            coupling=(empty_i, empty_i, empty_f),
-            constraint_jacobian=(empty_i, empty_i, empty_f),
-        )
+        assert self._active is not None, "begin_step() before linearise()"
+        forces = self._forces(self._active)
+        return point_linearisation(self._active, forces, self._laws.dissipative)
 
     # -- moving the points -------------------------------------------------------------------------
     def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
@@ -610,7 +364,7 @@ class RodRodPotential(ContactModel):
             gaps ``gap_old``, ``gap_new`` (g̃ₙ, g̃ₙ₊₁; statics: both the current one).
         """
         assert self._active is not None, "prepare() first"
-        s = self._evaluate(self._active)
+        s = self._forces(self._active)
         return {"normal_force": s.normal_force, "gap_old": s.gap_old, "gap_new": s.gap_new}
 
     # -- after the step ---------------------------------------------------------------------------
@@ -622,7 +376,7 @@ class RodRodPotential(ContactModel):
         law sees it): the quantity that rolling contact holds at zero.
         """
         assert self._active is not None
-        s = self._evaluate(self._active)
+        s = self._forces(self._active)
         step_dissipation = float(np.sum(s.dissipation))
         self.dissipated_energy += step_dissipation
         self.records.append(
