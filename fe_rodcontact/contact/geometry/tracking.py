@@ -79,6 +79,7 @@ class ContactSet:
     persisting: IntArray
     released: IntArray
     names: tuple[str, ...] = field(default=(), compare=False)
+    obstacle_names: tuple[str, ...] = field(default=(), compare=False)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -101,6 +102,7 @@ class ContactSet:
             persisting=self.persisting[np.isin(self.persisting, ids)],
             released=self.released,
             names=self.names,
+            obstacle_names=self.obstacle_names,
         )
 
     def index(self, identity: int) -> int:
@@ -112,12 +114,27 @@ class ContactSet:
 
     def describe(self, row: int) -> str:
         """A human-readable location of contact ``row`` (rods and arc lengths)."""
-        c = self.contacts
-        name = self.names[int(c.rod_a[row])] if self.names else f"rod {int(c.rod_a[row])}"
-        if c.kind[row] == KIND_OBSTACLE:
-            return f"rod {name!r} at s = {c.s_a[row]:.6g} and obstacle {int(c.rod_b[row])}"
-        other = self.names[int(c.rod_b[row])] if self.names else f"rod {int(c.rod_b[row])}"
-        return f"rod {name!r} at s = {c.s_a[row]:.6g} and rod {other!r} at s = {c.s_b[row]:.6g}"
+        return describe_contact(self.contacts, row, self.names, self.obstacle_names)
+
+
+def describe_contact(
+    contacts: RawContacts,
+    row: int,
+    names: tuple[str, ...] = (),
+    obstacle_names: tuple[str, ...] = (),
+) -> str:
+    """Where contact ``row`` is: its rods (or rod and obstacle) by name, and arc lengths."""
+
+    def rod(i: int) -> str:
+        return repr(names[i]) if names else str(i)
+
+    a = f"rod {rod(int(contacts.rod_a[row]))} at s = {contacts.s_a[row]:.6g}"
+    b = int(contacts.rod_b[row])
+    if contacts.kind[row] == KIND_OBSTACLE:
+        return (
+            f"{a} and obstacle {obstacle_names[b]!r}" if obstacle_names else f"{a} and obstacle {b}"
+        )
+    return f"{a} and rod {rod(b)} at s = {contacts.s_b[row]:.6g}"
 
 
 def contact_set_arrays(contacts: ContactSet) -> dict[str, np.ndarray]:
@@ -253,6 +270,7 @@ class ContactTracker:
             persisting=_frozen(ids[~fresh]),
             released=_frozen(np.setdiff1d(old, ids)),
             names=names,
+            obstacle_names=tuple(o.name for o in self._search.obstacles),
         )
         if self._on_rod_end == "error" and np.any(found.at_end):
             row = int(np.flatnonzero(found.at_end)[0])

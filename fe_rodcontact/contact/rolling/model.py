@@ -57,6 +57,7 @@ from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import (
     ContactError,
     ContactSet,
+    describe_contact,
 )
 from fe_rodcontact.contact.model import (
     Binding,
@@ -77,7 +78,7 @@ from fe_rodcontact.contact.rolling.changes import (
     tracked_origins,
 )
 from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry
-from fe_rodcontact.contact.rolling.records import contact_record, step_summary
+from fe_rodcontact.contact.rolling.records import step_records
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -253,16 +254,11 @@ class RollingContact(ContactModel):
         new one counting as an impact.
         """
         committed = self._run.committed
-        adopted = adopted_identities(
-            previous, found, ids, committed, radii=self._radii, touch_tolerance=self._touch
+        self._run.adopt(
+            adopted_identities(
+                previous, found, ids, committed, radii=self._radii, touch_tolerance=self._touch
+            )
         )
-        for was, now in adopted:
-            self._run.committed = (self._run.committed - {was}) | {now}
-            if was in self._run.committed_sliding:
-                self._run.committed_sliding = (self._run.committed_sliding - {was}) | {now}
-            if was in self._run.multipliers:
-                self._run.multipliers[now] = self._run.multipliers.pop(was)
-            self._run.previous_points.pop(was, None)  # no guess across the jump
 
     def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
         """Add the contacts that went through during the step as impacts; whether any did.
@@ -312,6 +308,12 @@ class RollingContact(ContactModel):
         self._select(contacts.contacts, starting=context.step == 0, ids=ids)
         self._check_rod_ends()
 
+    def _where(self, row: int) -> str:
+        """Where active contact ``row`` is (rods or rod and obstacle, arc lengths)."""
+        assert self._now.points is not None
+        obstacles = tuple(o.name for o in self._obstacles)
+        return describe_contact(self._now.points.contacts, row, self._rod.rods.names, obstacles)
+
     def _check_rod_ends(self) -> None:
         """A rolling contact at the free end of a rod: a ContactError on every rank."""
         assert self._now.points is not None
@@ -321,19 +323,11 @@ class RollingContact(ContactModel):
             row = int(at_end[0])
             message = (
                 f"rolling contact {int(self._now.points.ids[row])} between "
-                f"{self._describe(self._now.points.contacts, row)} reached the free end of a "
+                f"{self._where(row)} reached the free end of a "
                 f"rod at t = {self._now.t:.6g} (step {self._run.step}); the contact point would "
                 "leave the rod. Lengthen the rod."
             )
         raise_collectively(self._comm, message, ContactError)
-
-    def _describe(self, contacts: RawContacts, row: int) -> str:
-        """Where contact ``row`` is: its rods (or rod and obstacle) and arc lengths."""
-        names = self._rod.rods.names
-        rod_a = f"rod {names[int(contacts.rod_a[row])]!r} at s = {contacts.s_a[row]:.6g}"
-        if contacts.kind[row] == KIND_OBSTACLE:
-            return f"{rod_a} and obstacle {self._obstacles[int(contacts.rod_b[row])].name!r}"
-        return f"{rod_a} and rod {names[int(contacts.rod_b[row])]!r} at s = {contacts.s_b[row]:.6g}"
 
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
@@ -486,54 +480,24 @@ class RollingContact(ContactModel):
 
     def commit(self, t: float) -> None:
         """Record every contact of the accepted step (the state holds uₙ₊₁ and τ)."""
-        assert self._now.points is not None
-        p = self._now.points
-        geometries = self._contact_geometries()
-        raw = self._contact_geometries(with_impacts=False) if self._now.impacting else geometries
-        n = len(p.ids)
         now = self._now
-        gaps = now.end_gaps if len(now.end_gaps) == n else np.full(n, np.nan)
-        tangency = now.end_tangency if len(now.end_tangency) == n else np.full(n, np.nan)
-        rows = []
-        for i, identity in enumerate(int(j) for j in p.ids):
-            impact = identity in self._now.impacting
-            rows.append(
-                contact_record(
-                    geometries[i],
-                    self._run.multipliers.get(identity, np.zeros(3)),
-                    step=self._run.step + 1,
-                    t=t,
-                    identity=identity,
-                    s_a=float(p.contacts.s_a[i]),
-                    s_b=float(p.contacts.s_b[i]),
-                    gap=float(gaps[i]),
-                    tangency=float(tangency[i]),
-                    impact_geometry=raw[i] if impact else None,
-                    sliding=identity in self._now.sliding and not impact,
-                    dt=self._row_time,
-                    friction_coefficient=self.friction_coefficient,
-                )
-            )
-        self._run.records.extend(rows)
-        self._run.impact_energy_loss += sum(r["impact_loss"] for r in rows)
-        self._run.friction_energy_loss += sum(r["friction_loss"] for r in rows)
-        self._run.committed = {int(i) for i in p.ids}
-        self._run.committed_sliding = self._now.sliding & self._run.committed
-        self._now.impacting = set()
+        assert now.points is not None
+        geometries = self._contact_geometries()
+        raw = self._contact_geometries(with_impacts=False) if now.impacting else geometries
+        rows = step_records(
+            now,
+            self._run,
+            geometries,
+            raw,
+            t=t,
+            dt=self._row_time,
+            friction_coefficient=self.friction_coefficient,
+        )
         # The guess of the next step moves σ on by the last step's motion: from its points
         # (half-way on the increment rows) or from its start (the rows at tₙ₊₁ use the end's).
-        points = p.contacts if self._end_rows is None else self._now.start
-        self._run.previous_points = {
-            int(i): (float(points.s_a[j]), float(points.s_b[j])) for j, i in enumerate(p.ids)
-        }
-        self._run.step += 1
-        self._run.previous_set = self._now.contacts
-        self._run.last = step_summary(
-            rows,
-            gaps,
-            impact_energy_loss=self._run.impact_energy_loss,
-            friction_energy_loss=self._run.friction_energy_loss,
-        )
+        guesses = now.points.contacts if self._end_rows is None else now.start
+        self._run.accept(now, rows, guesses)
+        now.impacting = set()
 
     def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
         """Per-step contact diagnostics.

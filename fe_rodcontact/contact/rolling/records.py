@@ -7,13 +7,17 @@ or sliding took), :func:`step_summary` the step's diagnostics (their storage:
 """
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.records import Record
 
-__all__ = ["contact_record", "step_summary"]
+if TYPE_CHECKING:
+    from fe_rodcontact.contact.rolling.state import RunState, StepState
+
+__all__ = ["contact_record", "per_contact", "step_records", "step_summary"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -112,3 +116,57 @@ def step_summary(
         "impact_energy_loss": impact_energy_loss,
         "friction_energy_loss": friction_energy_loss,
     }
+
+
+def per_contact(values: FloatArray, n: int) -> FloatArray:
+    """``values`` when they are one per active contact, else NaN (not measured this step)."""
+    return values if len(values) == n else np.full(n, np.nan)
+
+
+def step_records(
+    now: "StepState",
+    run: "RunState",
+    geometries: Sequence[dict],
+    raw: Sequence[dict],
+    *,
+    t: float,
+    dt: float,
+    friction_coefficient: float | None,
+) -> list[Record]:
+    """The records of an accepted step, one per active contact.
+
+    Args:
+        now: The step.
+        run: The run so far (the multipliers, the number of steps).
+        geometries: :meth:`~fe_rodcontact.contact.rolling.geometry.GroupGeometry.contact` of
+            each active contact, in the step's order (impacts: with the impact's rows).
+        raw: The same with every contact's rolling rows (for an impact's loss).
+        t: The step's end time.
+        dt: The time that turns a row into a velocity.
+        friction_coefficient: k of the friction cone.
+    """
+    points = now.points
+    assert points is not None
+    n = len(points.ids)
+    gaps, tangency = per_contact(now.end_gaps, n), per_contact(now.end_tangency, n)
+    rows = []
+    for i, identity in enumerate(int(j) for j in points.ids):
+        impact = identity in now.impacting
+        rows.append(
+            contact_record(
+                geometries[i],
+                run.multipliers.get(identity, np.zeros(3)),
+                step=run.step + 1,
+                t=t,
+                identity=identity,
+                s_a=float(points.contacts.s_a[i]),
+                s_b=float(points.contacts.s_b[i]),
+                gap=float(gaps[i]),
+                tangency=float(tangency[i]),
+                impact_geometry=raw[i] if impact else None,
+                sliding=identity in now.sliding and not impact,
+                dt=dt,
+                friction_coefficient=friction_coefficient,
+            )
+        )
+    return rows

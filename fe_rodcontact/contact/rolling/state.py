@@ -21,6 +21,7 @@ from fe_rodcontact.contact.geometry.tracking import (
 )
 from fe_rodcontact.contact.records import Record, records_from_arrays, records_to_arrays
 from fe_rodcontact.contact.rolling.active import ActiveContacts
+from fe_rodcontact.contact.rolling.records import per_contact, step_summary
 
 __all__ = ["RunState", "StepState", "copied"]
 
@@ -88,6 +89,48 @@ class RunState:
     friction_energy_loss: float = 0.0
     last: dict[str, float] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+
+    def accept(self, now: StepState, rows: list[Record], guesses: RawContacts) -> None:
+        """The step ``now`` was accepted with these records; ``guesses`` start the next one.
+
+        Args:
+            now: The accepted step.
+            rows: Its records, one per active contact.
+            guesses: Per active contact, the points the next step's guess moves on from.
+        """
+        assert now.points is not None
+        ids = now.points.ids
+        self.records.extend(rows)
+        self.impact_energy_loss += sum(r["impact_loss"] for r in rows)
+        self.friction_energy_loss += sum(r["friction_loss"] for r in rows)
+        self.committed = {int(i) for i in ids}
+        self.committed_sliding = now.sliding & self.committed
+        self.previous_points = {
+            int(i): (float(guesses.s_a[j]), float(guesses.s_b[j])) for j, i in enumerate(ids)
+        }
+        self.step += 1
+        self.previous_set = now.contacts
+        self.last = step_summary(
+            rows,
+            per_contact(now.end_gaps, len(ids)),
+            impact_energy_loss=self.impact_energy_loss,
+            friction_energy_loss=self.friction_energy_loss,
+        )
+
+    def adopt(self, pairs: list[tuple[int, int]]) -> None:
+        """Active contacts that the tracker gave new identities go on under them.
+
+        Args:
+            pairs: (old identity, new identity); the multiplier and the sliding state move,
+                the guess of the points does not (no guess across the jump).
+        """
+        for was, now in pairs:
+            self.committed = (self.committed - {was}) | {now}
+            if was in self.committed_sliding:
+                self.committed_sliding = (self.committed_sliding - {was}) | {now}
+            if was in self.multipliers:
+                self.multipliers[now] = self.multipliers.pop(was)
+            self.previous_points.pop(was, None)
 
     def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
         """The state as named arrays, the same on every rank."""
