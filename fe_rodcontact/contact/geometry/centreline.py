@@ -38,6 +38,7 @@ from fe_rodcontact.contact.geometry.compiled_segments import (
     segment_boxes,
     smooth_coefficients,
 )
+from fe_rodcontact.contact.geometry.kernels import BSPLINE_SEGMENT
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.mesh import RodMesh
 
@@ -74,11 +75,7 @@ def power_coefficients(nodes: FloatArray, representation: str) -> FloatArray:
         c[:, 1] = -3 * v0 - v1 + 4 * mid
         c[:, 2] = 2 * v0 + 2 * v1 - 4 * mid
     elif representation == "smooth":
-        p0, p1, p2, p3 = nodes[:, 0], nodes[:, 1], nodes[:, 2], nodes[:, 3]
-        c[:, 0] = (p0 + 4 * p1 + p2) / 6
-        c[:, 1] = (p2 - p0) / 2
-        c[:, 2] = (p0 - 2 * p1 + p2) / 2
-        c[:, 3] = (-p0 + 3 * p1 - 3 * p2 + p3) / 6
+        c[:] = np.einsum("jk,nkc->njc", BSPLINE_SEGMENT, nodes)
     else:
         raise InputError(f"unknown centreline representation {representation!r}.")
     return c

@@ -23,6 +23,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.kernels import BSPLINE_SEGMENT
+
 __all__ = [
     "bulge",
     "chord",
@@ -207,7 +209,8 @@ def smooth_coefficients(
     nodal ``displacement[local_field]``), then the ``halo`` nodes received from other ranks,
     then one unused entry (that of the phantom nodes). Segment p has the control points
     ``position[4p + j]``, j = 0 … 3 (nodes k−1, k, k+1, k+2); a phantom node k−1 (k+2) is the
-    mirror of k+1 (k) through the end node k (k+1). Same formulas as
+    mirror of k+1 (k) through the end node k (k+1). The coefficients are those of
+    :data:`~fe_rodcontact.contact.geometry.kernels.BSPLINE_SEGMENT`, as in
     :func:`~fe_rodcontact.contact.geometry.centreline.power_coefficients` with ``"smooth"``. The
     control list is built first, each node once (a segment reads four nodes, each shared
     with three other segments: looking them up through the dofmaps per segment cost 2.5×
@@ -233,8 +236,7 @@ def smooth_coefficients(
             p2 = nodes[i2, k]
             p0 = 2.0 * p1 - p2 if phantom_before[p] else nodes[i0, k]
             p3 = 2.0 * p2 - p1 if phantom_after[p] else nodes[i3, k]
-            c[p, 0, k] = (p0 + 4 * p1 + p2) / 6
-            c[p, 1, k] = (p2 - p0) / 2
-            c[p, 2, k] = (p0 - 2 * p1 + p2) / 2
-            c[p, 3, k] = (-p0 + 3 * p1 - 3 * p2 + p3) / 6
+            for j in range(4):
+                m = BSPLINE_SEGMENT[j]
+                c[p, j, k] = m[0] * p0 + m[1] * p1 + m[2] * p2 + m[3] * p3
     return c

@@ -11,6 +11,12 @@ functions: ``Σ_k G(r_k) s^k = s``.
   multiplier jumps when the contact crosses a node.
 - :class:`CubicBSplineKernel` (``"smooth"``): the cubic B-spline, twice continuously
   differentiable, spread over four node spacings; ṡ and λ stay smooth across nodes.
+
+The cubic B-spline is defined once, by :data:`BSPLINE_SEGMENT`: its four pieces on one segment
+in the power basis. The kernel G, the weights of a material point of the smooth centreline
+(:mod:`~fe_rodcontact.contact.geometry.stencils`) and the smooth centreline's polynomial
+coefficients (:mod:`~fe_rodcontact.contact.geometry.centreline` and its compiled kernels) are
+all read off it.
 """
 
 from abc import ABC, abstractmethod
@@ -20,9 +26,36 @@ import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError
 
-__all__ = ["KERNELS", "CubicBSplineKernel", "HatKernel", "Kernel", "get_kernel"]
+__all__ = [
+    "BSPLINE_SEGMENT",
+    "KERNELS",
+    "CubicBSplineKernel",
+    "HatKernel",
+    "Kernel",
+    "bspline_basis",
+    "get_kernel",
+]
 
 FloatArray = npt.NDArray[np.float64]
+
+BSPLINE_SEGMENT = (
+    np.array(
+        [[1.0, 4.0, 1.0, 0.0], [-3.0, 0.0, 3.0, 0.0], [3.0, -6.0, 3.0, 0.0], [-1.0, 3.0, -3.0, 1.0]]
+    )
+    / 6.0
+)
+"""The uniform cubic B-spline on one segment: r(ξ) = Σ_j ξʲ Σ_k M[j, k] p_k for ξ ∈ [0, 1] and
+the control points p_k of nodes k−1, k, k+1, k+2 (rows: powers of ξ; columns: control
+points). Column k is the piece of the bump G that weights p_k: G(r) = M[:, 1]·(1, r, r², r³)
+for |r| < 1 and M[:, 0]·(1, ξ, ξ², ξ³), ξ = |r| − 1, for 1 ≤ |r| < 2."""
+
+
+def bspline_basis(xi: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The four B-spline weights (..., 4) of the control points at ξ, and their ξ-derivatives."""
+    xi = np.asarray(xi, dtype=np.float64)[..., None]
+    powers = np.concatenate([np.ones_like(xi), xi, xi**2, xi**3], axis=-1)
+    slopes = np.concatenate([np.zeros_like(xi), np.ones_like(xi), 2 * xi, 3 * xi**2], axis=-1)
+    return powers @ BSPLINE_SEGMENT, slopes @ BSPLINE_SEGMENT
 
 
 class Kernel(ABC):
@@ -67,18 +100,20 @@ class CubicBSplineKernel(Kernel):
     name = "smooth"
     radius = 2.0
 
+    def _pieces(self, offsets: npt.ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """|r|, and G and dG/d|r| from the pieces of :data:`BSPLINE_SEGMENT`."""
+        a = np.abs(np.asarray(offsets, dtype=np.float64))
+        inner, d_inner = bspline_basis(a)
+        outer, d_outer = bspline_basis(a - 1.0)
+        value = np.where(a < 1.0, inner[..., 1], np.where(a < 2.0, outer[..., 0], 0.0))
+        slope = np.where(a < 1.0, d_inner[..., 1], np.where(a < 2.0, d_outer[..., 0], 0.0))
+        return a, value, slope
+
     def __call__(self, offsets: npt.ArrayLike) -> FloatArray:  # noqa: D102
-        r = np.abs(np.asarray(offsets, dtype=np.float64))
-        inner = 2.0 / 3.0 - r**2 + 0.5 * r**3
-        outer = (2.0 - r) ** 3 / 6.0
-        return np.where(r < 1.0, inner, np.where(r < 2.0, outer, 0.0))
+        return self._pieces(offsets)[1]
 
     def derivative(self, offsets: npt.ArrayLike) -> FloatArray:  # noqa: D102
-        r = np.asarray(offsets, dtype=np.float64)
-        a = np.abs(r)
-        inner = -2.0 * a + 1.5 * a**2
-        outer = -0.5 * (2.0 - a) ** 2
-        return np.sign(r) * np.where(a < 1.0, inner, np.where(a < 2.0, outer, 0.0))
+        return np.sign(np.asarray(offsets, dtype=np.float64)) * self._pieces(offsets)[2]
 
 
 KERNELS: dict[str, type[Kernel]] = {"p1": HatKernel, "smooth": CubicBSplineKernel}

@@ -30,6 +30,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.contact.geometry.kernels import bspline_basis
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.mesh import RodMesh
 
@@ -55,16 +56,6 @@ class Stencils:
 
     def __len__(self) -> int:
         return len(self.nodes)
-
-
-def _bspline(xi: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Uniform cubic B-spline basis (n, 4) on one segment and its ξ-derivative."""
-    m = 1.0 - xi
-    values = np.column_stack(
-        [m**3, 3 * xi**3 - 6 * xi**2 + 4, -3 * xi**3 + 3 * xi**2 + 3 * xi + 1, xi**3]
-    )
-    slopes = np.column_stack([-3 * m**2, 9 * xi**2 - 12 * xi, -9 * xi**2 + 6 * xi + 3, 3 * xi**2])
-    return values / 6.0, slopes / 6.0
 
 
 class CentrelineStencils:
@@ -224,7 +215,7 @@ class CentrelineStencils:
             w = np.column_stack([(1 - xi) * (1 - 2 * xi), 4 * xi * (1 - xi), xi * (2 * xi - 1)])
             dw = np.column_stack([4 * xi - 3, 4 - 8 * xi, 4 * xi - 1])
         else:
-            w, dw = _bspline(xi)
+            w, dw = bspline_basis(xi)
             positions = element[:, None] + np.arange(-1, 3)[None, :]
             n = self._counts[rod][:, None]
             closed = self._closed[rod][:, None]
