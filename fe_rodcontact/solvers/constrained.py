@@ -13,7 +13,8 @@ c(x, μ) with C = ∂c/∂x and D = ∂c/∂μ (zero for pure constraints). One 
 with public callbacks :meth:`ConstrainedNewton.residual` and :meth:`ConstrainedNewton.jacobian`.
 
 Layout: the multipliers (a few per contact) are owned by rank 0 and follow its rod dofs, the
-stacked layout of a MatNest converted to AIJ. The pattern is set once per solve (contact
+stacked layout of a MatNest converted to AIJ (:mod:`~fe_rodcontact.solvers.bordered_numbering`).
+The pattern is set once per solve (contact
 stencils are fixed during a solve), and only rebuilt when it changed; on several ranks the
 matrix is assembled through PETSc's COO interface, with its values written in one call per
 iteration.
@@ -39,7 +40,7 @@ rank.
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mpi4py import MPI
 from petsc4py import PETSc
@@ -49,6 +50,7 @@ import dolfinx.la.petsc
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.solvers.bordered_numbering import BorderedNumbering, PointPattern
 from fe_rodcontact.solvers.linearisation import PointLinearisation, PointTerms, combine
 from fe_rodcontact.solvers.newton import (
     NewtonProblem,
@@ -63,54 +65,12 @@ __all__ = ["ConstrainedNewton"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-Entries = tuple[IntArray, IntArray, FloatArray]
 
 REUSE_FACTORS_BELOW = 1e4
 """A re-solve of a step whose start residual is below this multiple of atol (and whose pattern
 is the last solve's) reuses the last matrix and its factorisation (chord steps)."""
 CHORD_TOLERANCE = 0.1
 """Chord steps go on to this fraction of atol (the accuracy a full Newton step overshoots to)."""
-
-
-def _blocks(linearised: PointLinearisation) -> tuple[Entries, Entries, Entries, Entries]:
-    """The COO blocks K, G, C, D of ``linearised``."""
-    return (
-        linearised.stiffness,
-        linearised.coupling,
-        linearised.constraint_jacobian,
-        linearised.multiplier_jacobian,
-    )
-
-
-@dataclass(frozen=True)
-class _ContactPattern:
-    """Where the point terms' entries go in the COO pattern of a solve (fixed during it).
-
-    Attributes:
-        indices: (rows, cols) of K, G, C and D as the linearisation gives them.
-        keep: Per block, the entries this rank writes.
-        rows: Rows of the kept entries in the constrained system, then the multiplier diagonal.
-        cols: Their columns.
-    """
-
-    indices: tuple[tuple[IntArray, IntArray], ...]
-    keep: tuple[BoolArray, ...]
-    rows: IntArray
-    cols: IntArray
-
-    def matches(self, linearised: PointLinearisation) -> bool:
-        """Whether ``linearised`` has the entries of this pattern."""
-        return all(
-            np.array_equal(rows, block[0]) and np.array_equal(cols, block[1])
-            for (rows, cols), block in zip(self.indices, _blocks(linearised), strict=True)
-        )
-
-    def values(self, linearised: PointLinearisation) -> FloatArray:
-        """The values of ``linearised`` in the order of :attr:`rows` (zeros on the diagonal)."""
-        kept = [block[2][keep] for block, keep in zip(_blocks(linearised), self.keep, strict=True)]
-        diagonal = len(self.rows) - sum(len(v) for v in kept)
-        return np.concatenate([*kept, np.zeros(diagonal)])
 
 
 @dataclass(frozen=True)
@@ -176,20 +136,25 @@ class ConstrainedNewton:
         index_map = space.dofmap.index_map
         bs = space.dofmap.index_map_bs
         self._n = index_map.size_local * bs
-        self._start = index_map.local_range[0] * bs
-        self._rank0_dofs = int(self._comm.bcast(self._n if self._comm.rank == 0 else None))
+        start = index_map.local_range[0] * bs
         self._x_rod = dolfinx.fem.petsc.create_vector(space)
         self._b_rod = dolfinx.fem.petsc.create_vector(space)
         owned_bc = [bc.dof_indices()[0][: bc.dof_indices()[1]] for bc in problem.bcs]
         local_bc = np.unique(np.concatenate(owned_bc)) if owned_bc else np.zeros(0, np.int64)
-        local_bc = local_bc[local_bc < self._n].astype(np.int64) + self._start
-        self._bc_dofs = np.unique(np.concatenate(self._comm.allgather(local_bc)))
-        self._m = -1
+        local_bc = local_bc[local_bc < self._n].astype(np.int64) + start
+        self._numbering = BorderedNumbering(
+            owned_start=start,
+            owned_size=self._n,
+            rank0_dofs=int(self._comm.bcast(self._n if self._comm.rank == 0 else None)),
+            multipliers=-1,
+            dirichlet=np.unique(np.concatenate(self._comm.allgather(local_bc))),
+            on_rank0=self._comm.rank == 0,
+        )
         self._snes: PETSc.SNES | None = None
         self._A: PETSc.Mat | None = None
         self._X: PETSc.Vec | None = None
         self._F: PETSc.Vec | None = None
-        self._contact: _ContactPattern | None = None
+        self._contact: PointPattern | None = None
         self._values = np.zeros(0)
         self._rod_indices: tuple[IntArray, IntArray] | None = None
         self._ordered_matrix: OrderedMatrix | None = None
@@ -215,17 +180,6 @@ class ConstrainedNewton:
             if obj is not None:
                 obj.destroy()
 
-    # -- numbering ----------------------------------------------------------------------------
-    def _extended(self, rod_dofs: IntArray) -> IntArray:
-        """Global index in the constrained system of rod dofs (global rod numbering)."""
-        return rod_dofs + self._m * (rod_dofs >= self._rank0_dofs)
-
-    def _multiplier(self, index: IntArray) -> IntArray:
-        return index + self._rank0_dofs
-
-    def _owned(self, rod_dofs: IntArray) -> npt.NDArray[np.bool_]:
-        return (rod_dofs >= self._start) & (rod_dofs < self._start + self._n)
-
     # -- set-up per solve ----------------------------------------------------------------------
     @property
     def solver(self) -> PETSc.SNES | None:
@@ -239,13 +193,13 @@ class ConstrainedNewton:
 
     def _layout(self, m: int) -> None:
         """Vectors, matrix and SNES for m multipliers (rebuilt when m changes)."""
-        if m == self._m:
+        if m == self._numbering.multipliers:
             return
         for name in ("_snes", "_A", "_X", "_F"):
             obj = getattr(self, name)
             if obj is not None:
                 obj.destroy()
-        self._m = m
+        self._numbering = replace(self._numbering, multipliers=m)
         local = self._n + (m if self._comm.rank == 0 else 0)
         self._X = PETSc.Vec().createMPI((local, PETSc.DECIDE), comm=self._comm)
         self._F = self._X.duplicate()
@@ -415,9 +369,9 @@ class ConstrainedNewton:
         """[R(x) + f(x, μ); c(x)] into F (f on the rows that are not Dirichlet rows)."""
         linearised = self._linearise(X)
         rows, values = linearised.force_rows, linearised.force_values
-        keep = self._owned(rows) & ~np.isin(rows, self._bc_dofs)
+        keep = self._numbering.free_owned(rows)
         rod = self._rod_residual().copy()
-        np.add.at(rod, rows[keep] - self._start, values[keep])
+        np.add.at(rod, rows[keep] - self._numbering.owned_start, values[keep])
         out = F.getArray()
         out[self._rod_slot] = rod
         if self._comm.rank == 0:
@@ -441,41 +395,6 @@ class ConstrainedNewton:
         self._rod_residual_at = (x.copy(), rod)
         return rod
 
-    def _contact_pattern(self, linearised: PointLinearisation) -> _ContactPattern:
-        """The place of the point terms' entries in the constrained Jacobian (this rank's rows)."""
-        bc = self._bc_dofs
-        on_rank0 = self._comm.rank == 0
-        stiffness, coupling, jacobian, multiplier = _blocks(linearised)
-        keep = (
-            self._owned(stiffness[0]) & ~np.isin(stiffness[0], bc) & ~np.isin(stiffness[1], bc),
-            self._owned(coupling[0]) & ~np.isin(coupling[0], bc),
-            np.full(len(jacobian[0]), on_rank0),
-            np.full(len(multiplier[0]), on_rank0),
-        )
-        # The multiplier block gets explicit zeros on its diagonal, so every row has a pivot
-        # candidate in the pattern (MUMPS pivots off the diagonal where it must).
-        diagonal = self._multiplier(np.arange(self._m if on_rank0 else 0))
-        rows = np.concatenate(
-            [
-                self._extended(stiffness[0][keep[0]]),
-                self._extended(coupling[0][keep[1]]),
-                self._multiplier(jacobian[0][keep[2]]),
-                self._multiplier(multiplier[0][keep[3]]),
-                diagonal,
-            ]
-        )
-        cols = np.concatenate(
-            [
-                self._extended(stiffness[1][keep[0]]),
-                self._multiplier(coupling[1][keep[1]]),
-                self._extended(jacobian[1][keep[2]]),
-                self._multiplier(multiplier[1][keep[3]]),
-                diagonal,
-            ]
-        )
-        indices = tuple((block[0].copy(), block[1].copy()) for block in _blocks(linearised))
-        return _ContactPattern(indices, keep, rows, cols)
-
     def _set_pattern(self, X: PETSc.Vec) -> bool:
         """A matrix with the pattern of this solve (stencils are fixed during a solve).
 
@@ -490,12 +409,9 @@ class ConstrainedNewton:
         changed = self._contact is None  # a new layout (or the first solve)
         if changed:
             self._read_rod_pattern()
-        contact = self._contact_pattern(linearised)
+        contact = self._numbering.pattern(linearised)
         if self._contact is not None:
-            changed |= not (
-                np.array_equal(contact.rows, self._contact.rows)
-                and np.array_equal(contact.cols, self._contact.cols)
-            )
+            changed |= not contact.same_places(self._contact)
         self._contact = contact
         if not self._comm.allreduce(changed, op=MPI.LOR):
             return False
@@ -524,10 +440,13 @@ class ConstrainedNewton:
             self._ordered_matrix = OrderedMatrix(rod_matrix)
             return
         indptr, columns, _ = rod_matrix.getValuesCSR()
-        rows = np.repeat(np.arange(self._n, dtype=np.int64) + self._start, np.diff(indptr))
-        self._rod_indices = (self._extended(rows), self._extended(columns.astype(np.int64)))
+        numbering = self._numbering
+        rows = np.repeat(
+            np.arange(self._n, dtype=np.int64) + numbering.owned_start, np.diff(indptr)
+        )
+        self._rod_indices = (numbering.extended(rows), numbering.extended(columns.astype(np.int64)))
 
-    def _coo_matrix(self, contact: _ContactPattern) -> PETSc.Mat:
+    def _coo_matrix(self, contact: PointPattern) -> PETSc.Mat:
         """A matrix of the rod entries and ``contact``'s, preallocated through PETSc's COO."""
         assert self._rod_indices is not None and self._A is not None
         rows = np.concatenate([self._rod_indices[0], contact.rows])
@@ -539,13 +458,15 @@ class ConstrainedNewton:
         A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
         return A
 
-    def _renumbered_matrix(self, X: PETSc.Vec, contact: _ContactPattern) -> PETSc.Mat:
+    def _renumbered_matrix(self, X: PETSc.Vec, contact: PointPattern) -> PETSc.Mat:
         """The matrix in the order of elimination of this pattern (serial; module docs).
 
         Moves X's values to their new places (its linearisation stays valid).
         """
         assert self._ordered_matrix is not None
-        positions = self._ordered_matrix.set_pattern(contact.rows, contact.cols, self._m)
+        positions = self._ordered_matrix.set_pattern(
+            contact.rows, contact.cols, self._numbering.multipliers
+        )
         array = X.getArray()
         rod, multipliers = array[self._rod_slot].copy(), array[self._multiplier_slot].copy()
         self._rod_slot, self._multiplier_slot = positions[: self._n], positions[self._n :]
