@@ -49,6 +49,22 @@ class PointPlacement:
         self._obstacles = obstacles
         self._h = element_lengths
 
+    def largest_shift(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> float:
+        """The largest move of ``contacts``' points to (s_a, s_b), relative to rod a's element.
+
+        Along a closed rod the move is the shorter way round.
+        """
+        lengths, closed = np.asarray(self._rod.rods.lengths), np.asarray(self._rod.rods.closed)
+        rods_b = np.where(contacts.kind == KIND_OBSTACLE, contacts.rod_a, contacts.rod_b)
+        shift = (
+            np.maximum(
+                np.abs(wrapped(s_a - contacts.s_a, contacts.rod_a, lengths, closed)),
+                np.abs(wrapped(s_b - contacts.s_b, rods_b, lengths, closed)),
+            )
+            / self._h[contacts.rod_a]
+        )
+        return float(np.max(shift))
+
     def moved(self, contacts: RawContacts, s_a: FloatArray, s_b: FloatArray) -> RawContacts:
         """``contacts`` moved to material coordinates (s_a, s_b), elements located again."""
         st = self._stencils

@@ -5,7 +5,8 @@ functions decide, from the contacts found by the search, which contacts the step
 became (:func:`follow_contacts`), which lost identities continue under a new one
 (:func:`adopted_identities`), which contacts closed during the step and where they were at tₙ
 (:func:`penetrating`, :func:`tracked_origins`; :func:`impact_problem` says why one cannot be an
-impact), and which contacts switch between rolling and sliding (:func:`sliding_switches`).
+impact), which contacts switch between rolling and sliding (:func:`sliding_switches`), and
+whether a contact reached the free end of a rod (:func:`rod_end_problem`).
 Every input is the same on every rank, and so is every answer.
 """
 
@@ -18,7 +19,8 @@ import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
-from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet, describe_contact
+from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "impact_problem",
     "penetrating",
     "reach",
+    "rod_end_problem",
     "sliding_switches",
     "tracked_origins",
 ]
@@ -273,3 +276,32 @@ def sliding_switches(
             if pressure > 0 and tangential > friction_coefficient * pressure:
                 switched.add(identity)
     return switched
+
+
+def rod_end_problem(
+    points: ActiveContacts,
+    rod_names: Sequence[str],
+    obstacle_names: Sequence[str],
+    *,
+    t: float,
+    step: int,
+) -> str | None:
+    """Why the step cannot roll: a contact point at the free end of a rod would leave it.
+
+    Args:
+        points: The step's active contacts.
+        rod_names: The rods' names (for the message).
+        obstacle_names: The obstacles' names.
+        t: Start of the step.
+        step: The step's number.
+    """
+    at_end = np.flatnonzero(points.contacts.at_end)
+    if not len(at_end):
+        return None
+    row = int(at_end[0])
+    where = describe_contact(points.contacts, row, tuple(rod_names), tuple(obstacle_names))
+    return (
+        f"rolling contact {int(points.ids[row])} between {where} reached the free end of a "
+        f"rod at t = {t:.6g} (step {step}); the contact point would leave the rod. Lengthen "
+        "the rod."
+    )

@@ -51,14 +51,9 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
-from fe_rodcontact.contact.geometry.matching import wrapped
+from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.tracking import (
-    ContactError,
-    ContactSet,
-    describe_contact,
-)
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.model import (
     Binding,
     ContactModel,
@@ -74,6 +69,7 @@ from fe_rodcontact.contact.rolling.changes import (
     impact_problem,
     penetrating,
     reach,
+    rod_end_problem,
     sliding_switches,
     tracked_origins,
 )
@@ -308,25 +304,13 @@ class RollingContact(ContactModel):
         self._select(contacts.contacts, starting=context.step == 0, ids=ids)
         self._check_rod_ends()
 
-    def _where(self, row: int) -> str:
-        """Where active contact ``row`` is (rods or rod and obstacle, arc lengths)."""
-        assert self._now.points is not None
-        obstacles = tuple(o.name for o in self._obstacles)
-        return describe_contact(self._now.points.contacts, row, self._rod.rods.names, obstacles)
-
     def _check_rod_ends(self) -> None:
         """A rolling contact at the free end of a rod: a ContactError on every rank."""
         assert self._now.points is not None
-        at_end = np.flatnonzero(self._now.points.contacts.at_end)
-        message = None
-        if len(at_end):
-            row = int(at_end[0])
-            message = (
-                f"rolling contact {int(self._now.points.ids[row])} between "
-                f"{self._where(row)} reached the free end of a "
-                f"rod at t = {self._now.t:.6g} (step {self._run.step}); the contact point would "
-                "leave the rod. Lengthen the rod."
-            )
+        obstacles = tuple(o.name for o in self._obstacles)
+        message = rod_end_problem(
+            self._now.points, self._rod.rods.names, obstacles, t=self._now.t, step=self._run.step
+        )
         raise_collectively(self._comm, message, ContactError)
 
     def initial_multipliers(self) -> FloatArray:
@@ -415,9 +399,13 @@ class RollingContact(ContactModel):
             return True
         found = end_contacts()
         rods = self._rod.rods
-        lengths, closed = np.asarray(rods.lengths), np.asarray(rods.closed)
         matches = follow_contacts(
-            self._comm, self._now.start, found, lengths=lengths, closed=closed, t=self._now.t
+            self._comm,
+            self._now.start,
+            found,
+            lengths=np.asarray(rods.lengths),
+            closed=np.asarray(rods.closed),
+            t=self._now.t,
         )
         if self._closed_in_step(found, matches.new):
             return True
@@ -435,17 +423,7 @@ class RollingContact(ContactModel):
             )
         else:  # rows at tₙ₊₁: the end configuration's closest points
             sigma_a, sigma_b = self._placement.end_points(self._now.start, end_a, end_b, fixed)
-        obstacle = current.kind == KIND_OBSTACLE
-        h = self._h[current.rod_a]
-        rods_b = np.where(obstacle, current.rod_a, current.rod_b)
-        shift = (
-            np.maximum(
-                np.abs(wrapped(sigma_a - current.s_a, current.rod_a, lengths, closed)),
-                np.abs(wrapped(sigma_b - current.s_b, rods_b, lengths, closed)),
-            )
-            / h
-        )
-        if np.max(shift) <= self._settle:
+        if self._placement.largest_shift(current, sigma_a, sigma_b) <= self._settle:
             return False
         moved = self._placement.moved(current, sigma_a, sigma_b)
         self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)
