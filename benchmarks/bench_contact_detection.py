@@ -1,6 +1,6 @@
 """Cost of the contact search per step next to one rod Newton iteration of the same size.
 
-Targets (issue 8): detection ≤ 10 % of one Newton iteration at 1e3 … 1e6 elements, a cost
+Targets: detection ≤ 10 % of one Newton iteration at 1e3 … 1e6 elements, a cost
 exponent ≤ 1.15 between 1e4 and 1e6, and on 2 ranks communicated bytes per step that do not
 grow with the total size for a fixed number of contacts.
 

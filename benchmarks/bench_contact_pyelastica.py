@@ -1,6 +1,6 @@
 """Contact dynamics per simulated second: fe_rodcontact's potential contact vs PyElastica.
 
-Issue 10 asks for the time per simulated second of our energy–momentum integrator with
+It measures the time per simulated second of our energy–momentum integrator with
 potential contact against PyElastica (``CosseratRod`` + ``PositionVerlet`` + its contact
 classes) on the same contact problems at the same accuracy, measured in one run, with the time
 steps each needs and the ratio. This script prints and asserts nothing beyond the tables.

@@ -1,6 +1,6 @@
 """Wall time per simulated second: fe_rodcontact's energy–momentum scheme vs PyElastica.
 
-Issue 3 asks for the time per simulated second of our integrator against PyElastica
+It measures the time per simulated second of our integrator against PyElastica
 (``CosseratRod`` + ``PositionVerlet``) on the same free-rod problem at the same accuracy,
 measured in one run, with the ratio and the time steps each needs. This script prints and
 asserts nothing beyond the tables.

@@ -1,6 +1,6 @@
 """Cost of one Newton iteration of a Cosserat rod next to a bare DOLFINx assemble + LU solve.
 
-Performance target (issue 2): one Newton iteration of a single geometrically exact rod should
+Performance target: one Newton iteration of a single geometrically exact rod should
 cost at most 1.3 times a bare DOLFINx assemble + LU solve of a linear system of the same size,
 for 1e3, 1e4 and 1e5 elements.
 

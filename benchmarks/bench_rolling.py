@@ -1,6 +1,6 @@
 """Cost of a Newton iteration with rolling contacts next to the same rods without contact.
 
-Performance target (issue 9): with rods of about 1e4 elements in total, one Newton iteration of
+Performance target: with rods of about 1e4 elements in total, one Newton iteration of
 the constrained step with 100 rolling contacts (:class:`~fe_rodcontact.solvers.constrained.
 ConstrainedNewton`: rod residual and Jacobian with the contact rows, LU) should cost at
 most 1.3 times one Newton iteration of the same rods without contact (the plain

@@ -1,4 +1,4 @@
-"""Conservation of free rolling over thousands of steps (the check of issue 9, run long).
+"""Conservation of free rolling over thousands of steps: the rolling tests' check, run long.
 
 Two free crossing rods (the scene of ``tests/test_rolling.py``: rod a along x, rod b along y
 on top of it, both P1 with the smooth kernel) roll on each other with initial velocities and

@@ -1,4 +1,4 @@
-"""Issue 11: bad inputs give one line that names the input, a documented exit code, no traceback.
+"""Bad inputs give one line that names the input, a documented exit code, no traceback.
 
 Every case runs the command in-process (``fe_rodcontact.cli.main``), so the suite is cheap
 and runs unchanged serially and under ``mpiexec -n 2`` (all of them on 2 ranks: a hang there

@@ -92,7 +92,7 @@ def _spaghetti_loads():
 
 def test_flying_spaghetti_impulse_and_conservation(comm):
     """Linear momentum = applied impulse at all times (1e-9 rel.); after the load ends E and L
-    constant to 1e-8 relative over 2000 steps (issue 3's criterion).
+    constant to 1e-8 relative over 2000 steps.
 
     Under mpiexec on two shared cores every collective costs a scheduler time slice, so the
     parallel run checks the same criteria over 200 steps after the load.

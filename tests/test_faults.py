@@ -1,4 +1,4 @@
-"""Issue 11: faults as separate processes — signals, 2-rank failures that used to hang, restarts.
+"""Faults as separate processes — signals, 2-rank failures that used to hang, restarts.
 
 These tests start ``fe-rodcontact`` (serially and under ``mpiexec -n 2``) as subprocesses with a
 timeout, so a hang fails the test instead of blocking the suite. They start MPI jobs

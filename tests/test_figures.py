@@ -1,4 +1,4 @@
-"""Issue 11, item 8: figures a user can read without the source (labels, titles, legends)."""
+"""Figures a user can read without the source (labels, titles, legends)."""
 
 import matplotlib.figure
 import pytest

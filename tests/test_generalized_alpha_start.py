@@ -1,4 +1,4 @@
-"""Issue 11, item 9: generalized-α starts from the accelerations of the initial state.
+"""Generalized-α starts from the accelerations of the initial state.
 
 A clamped rod loaded by a constant end force from t = 0 starts with a nonzero acceleration.
 With a₀ from the equations of motion the tip error against a dt/4 reference falls by 4 per

@@ -1,4 +1,4 @@
-"""Issue 11, item 5: one output rule for every subcommand, and each run says where it wrote.
+"""One output rule for every subcommand, and each run says where it wrote.
 
 Output folders (``--out``, ``[output].folder``) are relative to the current folder; input
 paths in a case file (``[mesh].file``) are relative to the case file.

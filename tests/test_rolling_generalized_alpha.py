@@ -1,4 +1,4 @@
-"""Rolling contact with the generalized-α integrator (issue 9, item 3).
+"""Rolling contact with the generalized-α integrator.
 
 The rows are written on generalized-α's end velocity with the lever arms of the end
 configuration, the normal row holds the gap at position level (docs/rolling.md,

@@ -1,4 +1,4 @@
-"""Item 1 of issue 11: a singular statics problem is never reported as a solution.
+"""A singular statics problem is never reported as a solution.
 
 Rods the supports leave free to move rigidly are named before solving; when that check is
 turned off, the linear-solve checks (factorisation status, true residual) reject the garbage

@@ -1,4 +1,4 @@
-"""Issue 11, item 7: the strings command reports progress and the length of its sound."""
+"""The strings command reports progress and the length of its sound."""
 
 import wave
 

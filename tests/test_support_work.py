@@ -1,4 +1,4 @@
-"""Issue 11, item 9: the work of prescribed end motions is part of the external work.
+"""The work of prescribed end motions is part of the external work.
 
 A rod clamped at a start that is shaken sideways gains energy from the support; the series'
 total energy K + V − W (W = load and support work) stays constant for the energy-momentum

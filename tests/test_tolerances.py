@@ -1,4 +1,4 @@
-"""Issue 11, item 9: tiny loads on stiff rods converge (atol scaled by the stiffness).
+"""Tiny loads on stiff rods converge (atol scaled by the stiffness).
 
 A steel rod's residual cannot go below its round-off floor ε·EA·√n (~1e-7 here), far above a
 fixed ``snes_atol = 1e-12``: loads of 1e-3 N needed up to 6 Newton iterations per step (the
