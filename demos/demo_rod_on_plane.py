@@ -1,9 +1,10 @@
 # # A rod and a ring on a sloping plane, and a rod pulled off an adhesive one (Tatone's laws)
 #
-# Tatone's slides (`shared/seeds/004`) model contact between bodies with force laws that are
-# powers of the gap g: a repulsion α g^(−ν_r), a normal damping −β_d g^(−ν_d) (n⊗n)v, a
-# friction and an adhesion. Here they act between geometrically exact rods and a rigid plane
-# of slope θ, along the whole rod (`fe_rodcontact.contact.ObstaclePotential`):
+# Tatone's slides (*Bouncing, rolling and sticking of stiff and soft bodies*, Rome 2008) model
+# contact between bodies with force laws that are powers of the gap g: a repulsion α g^(−ν_r),
+# a normal damping −β_d g^(−ν_d) (n⊗n)v, a friction and an adhesion. Here they act between
+# geometrically exact rods and a rigid plane of slope θ, along the whole rod
+# (`fe_rodcontact.contact.ObstaclePotential`):
 #
 # - **rod**: a straight rod, slightly tilted, released above the slope: it lands (the damping
 #   takes the impact's energy), lies flat and slides down with regularised Coulomb friction
