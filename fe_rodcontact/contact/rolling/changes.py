@@ -47,7 +47,14 @@ def reach(radii: FloatArray, found: RawContacts) -> FloatArray:
 
 
 def impact_problem(
-    found: RawContacts, row: int, *, t: float, impacts: str, has_velocities: bool
+    found: RawContacts,
+    row: int,
+    *,
+    t: float,
+    impacts: str,
+    has_velocities: bool,
+    names: Sequence[str] = (),
+    obstacle_names: Sequence[str] = (),
 ) -> str | None:
     """Why the contact ``found[row]`` that closed now cannot be an inelastic impact.
 
@@ -57,11 +64,12 @@ def impact_problem(
         t: Start of the step.
         impacts: The impact treatment (``"inelastic"`` or ``"error"``).
         has_velocities: Whether the rods' velocities at tₙ are known (dynamics).
+        names: The rods' names (for the message).
+        obstacle_names: The obstacles' names.
     """
+    location = describe_contact(found, row, tuple(names), tuple(obstacle_names))
     where = (
-        f"a new contact (rods {int(found.rod_a[row])} and {int(found.rod_b[row])}, "
-        f"s = {found.s_a[row]:.6g}, {found.s_b[row]:.6g}, gap {found.gap[row]:.3g}) closed "
-        f"in the step from t = {t:.6g}"
+        f"a new contact ({location}, gap {found.gap[row]:.3g}) closed in the step from t = {t:.6g}"
     )
     if impacts == "error":
         return (
@@ -71,7 +79,7 @@ def impact_problem(
     if not has_velocities:
         return (
             f"{where}: an impact needs the rods' velocities, which only a DynamicProblem "
-            "passes (use_velocities). In statics, start the rods in contact."
+            "has. In statics, start the rods in contact."
         )
     return None
 

@@ -207,9 +207,14 @@ class RollingContact(ContactModel):
 
     def _impact_problem(self, found: RawContacts, row: int) -> str | None:
         """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
-        velocities = self._velocities is not None
         return impact_problem(
-            found, row, t=self._now.t, impacts=self.impacts, has_velocities=velocities
+            found,
+            row,
+            t=self._now.t,
+            impacts=self.impacts,
+            has_velocities=self._velocities is not None,
+            names=self._rod.rods.names,
+            obstacle_names=tuple(o.name for o in self._obstacles),
         )
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
