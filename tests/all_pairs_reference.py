@@ -121,11 +121,7 @@ class AllPairsSearch:
         centre, rho, bulge = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
-        # Boxes of the Bézier control points grown by the radius and half the margin: two
-        # segments within the margin have overlapping grown boxes.
-        low, high = segments.boxes()
-        grow = (segments.radius + 0.5 * self._band)[:, None]
-        low, high = low - grow, high + grow
+        low, high = segments.grown_boxes(self._band)
         # Every pair of segments, the tests of the compiled grid.
         i, j = np.triu_indices(n, k=1)
         close = np.linalg.norm(centre[i] - centre[j], axis=1) <= reach[i] + reach[j] + self._band

@@ -182,6 +182,16 @@ class SegmentArrays:
         """
         return self._boxes
 
+    def grown_boxes(self, band: float) -> tuple[FloatArray, FloatArray]:
+        """:meth:`boxes` grown by each segment's radius and half of ``band``.
+
+        Two segments within ``band`` of each other (surface to surface) have overlapping
+        grown boxes.
+        """
+        low, high = self._boxes
+        grow = (self.radius + 0.5 * band)[:, None]
+        return low - grow, high + grow
+
     @functools.cached_property
     def _boxes(self) -> tuple[FloatArray, FloatArray]:
         """Computed once per segment set (the arrays never change)."""

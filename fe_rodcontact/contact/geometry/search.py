@@ -361,11 +361,7 @@ class ContactSearch:
         centre, rho, _ = segments.bounds()
         reach = rho + segments.radius
         c = segments.coefficients
-        # Boxes of the Bézier control points grown by the radius and half the margin: two
-        # segments within the margin have overlapping grown boxes.
-        low, high = segments.boxes()
-        grow = (segments.radius + 0.5 * self._band)[:, None]
-        low, high = low - grow, high + grow
+        low, high = segments.grown_boxes(self._band)
         return compiled_broad.near_pairs(
             centre,
             reach,
