@@ -115,5 +115,6 @@ class Targets:
         obstacle = contacts.kind == KIND_OBSTACLE
         owners = np.asarray([*self._obstacle_owner, DETECTED], dtype=np.int64)
         of_obstacle = owners[np.where(obstacle, contacts.rod_b, len(self._obstacle_owner))]
-        rod_b = np.where(obstacle, contacts.rod_a, contacts.rod_b)
-        return np.where(obstacle, of_obstacle, self._pair_owner[contacts.rod_a, rod_b])
+        return np.where(
+            obstacle, of_obstacle, self._pair_owner[contacts.rod_a, contacts.partner_rod]
+        )

@@ -96,6 +96,15 @@ class RawContacts:
     def __len__(self) -> int:
         return len(self.kind)
 
+    @property
+    def partner_rod(self) -> IntArray:
+        """Rod b of each contact, and rod a for a contact with an obstacle.
+
+        An index into per-rod arrays for every contact (``rod_b`` numbers the obstacle of an
+        obstacle contact, not a rod).
+        """
+        return np.where(self.kind == KIND_OBSTACLE, self.rod_a, self.rod_b)
+
     def take(self, index: IntArray) -> "RawContacts":
         """The contacts at ``index``."""
         return RawContacts(*(getattr(self, f)[index] for f in self.fields()))

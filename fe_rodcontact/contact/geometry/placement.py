@@ -55,7 +55,7 @@ class PointPlacement:
         Along a closed rod the move is the shorter way round.
         """
         lengths, closed = np.asarray(self._rod.rods.lengths), np.asarray(self._rod.rods.closed)
-        rods_b = np.where(contacts.kind == KIND_OBSTACLE, contacts.rod_a, contacts.rod_b)
+        rods_b = contacts.partner_rod
         shift = (
             np.maximum(
                 np.abs(wrapped(s_a - contacts.s_a, contacts.rod_a, lengths, closed)),
@@ -100,7 +100,7 @@ class PointPlacement:
                 continue
             shift_a[j] = start.s_a[j] - last[0]
             shift_b[j] = start.s_b[j] - last[1]
-        h_a, h_b = self._h[start.rod_a], self._h[np.maximum(start.rod_b, 0)]
+        h_a, h_b = self._h[start.rod_a], self._h[start.partner_rod]
         far = (np.abs(shift_a) > h_a) | (np.abs(shift_b) > h_b)  # a wrap or a jump: no guess
         shift_a[far], shift_b[far] = 0.0, 0.0
         if not np.any(shift_a) and not np.any(shift_b):

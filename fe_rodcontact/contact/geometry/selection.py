@@ -159,7 +159,7 @@ class ContactSelection:
         """
         h = self._h_max
         group = np.column_stack([found.kind, found.rod_a, found.rod_b])
-        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+        rod_b = found.partner_rod
         closed = np.asarray(self._rods.closed)
         sides = ((found.element_a, found.s_a, found.rod_a), (found.element_b, found.s_b, rod_b))
         for side, (element, _, rod) in enumerate(sides):
@@ -196,7 +196,7 @@ class ContactSelection:
         """
         h = self._h_max
         group = np.column_stack([found.kind, found.rod_a, found.rod_b])
-        rod_b = np.where(found.kind == KIND_OBSTACLE, found.rod_a, found.rod_b)
+        rod_b = found.partner_rod
         lengths = np.asarray(self._rods.lengths)
         closed = np.asarray(self._rods.closed)
         reach = 0.5 * np.maximum(

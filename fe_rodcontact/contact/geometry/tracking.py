@@ -35,10 +35,12 @@ from fe_rodcontact.errors import raise_collectively
 
 __all__ = [
     "ContactError",
+    "ContactNames",
     "ContactSet",
     "ContactTracker",
     "contact_set_arrays",
     "contact_set_from_arrays",
+    "describe_contact",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -115,6 +117,24 @@ class ContactSet:
     def describe(self, row: int) -> str:
         """A human-readable location of contact ``row`` (rods and arc lengths)."""
         return describe_contact(self.contacts, row, self.names, self.obstacle_names)
+
+
+@dataclass(frozen=True)
+class ContactNames:
+    """The names of the rods and obstacles, for messages that locate a contact.
+
+    Attributes:
+        rods: The rods' names, in rod order.
+        obstacles: The obstacles' names, in the order that ``rod_b`` of obstacle contacts
+            numbers them.
+    """
+
+    rods: tuple[str, ...] = ()
+    obstacles: tuple[str, ...] = ()
+
+    def describe(self, contacts: RawContacts, row: int) -> str:
+        """Where contact ``row`` is (see :func:`describe_contact`)."""
+        return describe_contact(contacts, row, self.rods, self.obstacles)
 
 
 def describe_contact(

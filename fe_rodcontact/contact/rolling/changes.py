@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
-from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet, describe_contact
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
 from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.errors import raise_collectively
 
@@ -41,9 +41,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 def reach(radii: FloatArray, found: RawContacts) -> FloatArray:
     """R_a + R_b (R_a for obstacles): the distance that gaps are measured against."""
-    return radii[found.rod_a] + np.where(
-        found.kind == KIND_OBSTACLE, 0.0, radii[np.maximum(found.rod_b, 0)]
-    )
+    return radii[found.rod_a] + np.where(found.kind == KIND_OBSTACLE, 0.0, radii[found.partner_rod])
 
 
 def impact_problem(
@@ -53,8 +51,7 @@ def impact_problem(
     t: float,
     impacts: str,
     has_velocities: bool,
-    names: Sequence[str] = (),
-    obstacle_names: Sequence[str] = (),
+    names: ContactNames,
 ) -> str | None:
     """Why the contact ``found[row]`` that closed now cannot be an inelastic impact.
 
@@ -64,10 +61,9 @@ def impact_problem(
         t: Start of the step.
         impacts: The impact treatment (``"inelastic"`` or ``"error"``).
         has_velocities: Whether the rods' velocities at tₙ are known (dynamics).
-        names: The rods' names (for the message).
-        obstacle_names: The obstacles' names.
+        names: The names of the rods and obstacles (for the message).
     """
-    location = describe_contact(found, row, tuple(names), tuple(obstacle_names))
+    location = names.describe(found, row)
     where = (
         f"a new contact ({location}, gap {found.gap[row]:.3g}) closed in the step from t = {t:.6g}"
     )
@@ -163,6 +159,7 @@ def tracked_origins(
     *,
     margin: float,
     t: float,
+    names: ContactNames,
 ) -> tuple[IntArray, str | None]:
     """Where the contacts ``found[rows]`` that closed during the step were at tₙ.
 
@@ -175,12 +172,14 @@ def tracked_origins(
         element_lengths: The largest element length of each rod (candidates lie within two).
         margin: The search margin (for the message).
         t: Start of the step (for the message).
+        names: The names of the rods and obstacles (for the message).
 
     Returns:
         The rows of ``tracked`` (sorted, unique), and why one closed contact has none (it came
         from farther than the search margin), or ``None``.
     """
     h = element_lengths
+    partner = found.partner_rod
     origins = []
     for j in rows:
         same = np.flatnonzero(
@@ -191,13 +190,12 @@ def tracked_origins(
             & (np.abs(tracked.s_a - found.s_a[j]) <= 2 * h[found.rod_a[j]])
             & (
                 (tracked.kind == KIND_OBSTACLE)
-                | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[max(int(found.rod_b[j]), 0)])
+                | (np.abs(tracked.s_b - found.s_b[j]) <= 2 * h[partner[j]])
             )
         )
         if not len(same):
             problem = (
-                f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
-                f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
+                f"a new contact ({names.describe(found, int(j))}) went through in the step "
                 f"from t = {t:.6g} from farther apart than the search margin "
                 f"{margin:.3g}: reduce the time step or enlarge the margin."
             )
@@ -215,6 +213,7 @@ def follow_contacts(
     lengths: FloatArray,
     closed: BoolArray,
     t: float,
+    names: ContactNames,
 ) -> Matches:
     """The contact of ``found`` that each active contact became (same rods, nearest).
 
@@ -225,6 +224,7 @@ def follow_contacts(
         lengths: The length of each rod.
         closed: Whether each rod is closed.
         t: Start of the step (for the message).
+        names: The names of the rods and obstacles (for the message).
 
     Raises:
         ContactError: On every rank, when an active contact is not found again.
@@ -235,8 +235,8 @@ def follow_contacts(
     if len(lost):
         i = int(lost[0])
         message = (
-            f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
-            f"found again within the step from t = {t:.6g}: reduce the time step."
+            f"rolling contact {i} ({names.describe(old, i)}) was not found again within the "
+            f"step from t = {t:.6g}: reduce the time step."
         )
     raise_collectively(comm, message, ContactError)
     return matches
@@ -288,8 +288,7 @@ def sliding_switches(
 
 def rod_end_problem(
     points: ActiveContacts,
-    rod_names: Sequence[str],
-    obstacle_names: Sequence[str],
+    names: ContactNames,
     *,
     t: float,
     step: int,
@@ -298,8 +297,7 @@ def rod_end_problem(
 
     Args:
         points: The step's active contacts.
-        rod_names: The rods' names (for the message).
-        obstacle_names: The obstacles' names.
+        names: The names of the rods and obstacles (for the message).
         t: Start of the step.
         step: The step's number.
     """
@@ -307,7 +305,7 @@ def rod_end_problem(
     if not len(at_end):
         return None
     row = int(at_end[0])
-    where = describe_contact(points.contacts, row, tuple(rod_names), tuple(obstacle_names))
+    where = names.describe(points.contacts, row)
     return (
         f"rolling contact {int(points.ids[row])} between {where} reached the free end of a "
         f"rod at t = {t:.6g} (step {step}); the contact point would leave the rod. Lengthen "

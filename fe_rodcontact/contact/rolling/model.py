@@ -53,7 +53,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
 from fe_rodcontact.contact.model import (
     Binding,
     ContactModel,
@@ -176,6 +176,7 @@ class RollingContact(ContactModel):
         self._stencils = binding.stencils
         self._h = binding.element_lengths
         self._margin = binding.margin
+        self._names = ContactNames(tuple(rod.rods.names), tuple(o.name for o in binding.obstacles))
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
 
@@ -213,8 +214,7 @@ class RollingContact(ContactModel):
             t=self._now.t,
             impacts=self.impacts,
             has_velocities=self._velocities is not None,
-            names=self._rod.rods.names,
-            obstacle_names=tuple(o.name for o in self._obstacles),
+            names=self._names,
         )
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
@@ -281,6 +281,7 @@ class RollingContact(ContactModel):
             self._h,
             margin=self._margin,
             t=self._now.t,
+            names=self._names,
         )
         problem = self._impact_problem(found, int(through[0])) or problem
         raise_collectively(self._comm, problem, ContactError)
@@ -312,10 +313,7 @@ class RollingContact(ContactModel):
     def _check_rod_ends(self) -> None:
         """A rolling contact at the free end of a rod: a ContactError on every rank."""
         assert self._now.points is not None
-        obstacles = tuple(o.name for o in self._obstacles)
-        message = rod_end_problem(
-            self._now.points, self._rod.rods.names, obstacles, t=self._now.t, step=self._run.step
-        )
+        message = rod_end_problem(self._now.points, self._names, t=self._now.t, step=self._run.step)
         raise_collectively(self._comm, message, ContactError)
 
     def initial_multipliers(self) -> FloatArray:
@@ -411,6 +409,7 @@ class RollingContact(ContactModel):
             lengths=np.asarray(rods.lengths),
             closed=np.asarray(rods.closed),
             t=self._now.t,
+            names=self._names,
         )
         if self._closed_in_step(found, matches.new):
             return True
@@ -533,5 +532,5 @@ class RollingContact(ContactModel):
         return self._run.records
 
     def write_records(self, path: str | Path) -> None:
-        """Write :attr:`records` as CSV on rank 0 (collective: every rank calls it)."""
-        write_records(self._comm, self._run.records, path)
+        """Write :attr:`records` as CSV on rank 0, the bodies by name (collective)."""
+        write_records(self._comm, self._run.records, path, self._names)

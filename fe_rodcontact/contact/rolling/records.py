@@ -29,6 +29,9 @@ def contact_record(
     step: int,
     t: float,
     identity: int,
+    kind: int,
+    rod_a: int,
+    rod_b: int,
     s_a: float,
     s_b: float,
     gap: float,
@@ -47,6 +50,11 @@ def contact_record(
         step: The step's number (from 1).
         t: The step's end time.
         identity: The contact's identity.
+        kind: Between rods, of a rod with itself, or with an obstacle
+            (:data:`~fe_rodcontact.contact.geometry.contacts.KIND_ROD`, ``KIND_SELF``,
+            ``KIND_OBSTACLE``).
+        rod_a: The index of rod a.
+        rod_b: The index of rod b, or of the obstacle.
         s_a: Its material point on rod a.
         s_b: Its material point on rod b (or the obstacle's coordinate).
         gap: The gap at the end configuration's closest points (NaN if not searched).
@@ -76,6 +84,9 @@ def contact_record(
         "step": step,
         "t": t,
         "id": identity,
+        "kind": kind,
+        "rod_a": rod_a,
+        "rod_b": rod_b,
         "s_a": s_a,
         "s_b": s_b,
         **{f"point_{c}": float(v) for c, v in zip("xyz", geometry["point"])},
@@ -159,6 +170,9 @@ def step_records(
                 step=run.step + 1,
                 t=t,
                 identity=identity,
+                kind=int(points.contacts.kind[i]),
+                rod_a=int(points.contacts.rod_a[i]),
+                rod_b=int(points.contacts.rod_b[i]),
                 s_a=float(points.contacts.s_a[i]),
                 s_b=float(points.contacts.s_b[i]),
                 gap=float(gaps[i]),
