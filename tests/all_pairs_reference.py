@@ -212,12 +212,15 @@ class AllPairsSearch:
         ra, da, dda = evaluate(ca[point], xa)
         rb, db, ddb = evaluate(cb[point], xb)
         d = rb - ra
-        # Singular distance Hessian at the minimiser: parallel in effect, use line contact.
+        # A distance as flat as between straight segments at the line angle (the Hessian's
+        # smallest eigenvalue over |r_a'||r_b'| at most 1 − cos θ_line): line contact.
         haa = _dot(da, da) - _dot(d, dda)
         hbb = _dot(db, db) + _dot(d, ddb)
         hab = -_dot(da, db)
-        singular = (haa * hbb - hab * hab) <= 1e-10 * _dot(da, da) * _dot(db, db)
-        fallback = singular | ~converged
+        smallest = 0.5 * (haa + hbb) - np.sqrt(0.25 * (haa - hbb) ** 2 + hab * hab)
+        flatness = smallest / np.sqrt(_dot(da, da) * _dot(db, db))
+        flat = flatness <= 1.0 - np.sqrt(1.0 - self._sin_line**2)
+        fallback = flat | ~converged
         line[point[fallback]] = True
         gap = np.linalg.norm(d, axis=1) - seg.radius[first[point]] - seg.radius[second[point]]
         keep = ~fallback & (gap <= self._margin)

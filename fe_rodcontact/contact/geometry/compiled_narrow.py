@@ -10,12 +10,16 @@ already exact), refined by a projected Newton method with the exact Hessian
     ∂²f/∂ξ_a² = r_a'·r_a' − d·r_a'',  ∂²f/∂ξ_b² = r_b'·r_b' + d·r_b'',  ∂²f/∂ξ_a∂ξ_b = −r_a'·r_b'
 
 (d = r_b − r_a). A variable sits on its bound when the gradient pushes it out (the KKT
-conditions of the box); the free ones take a Newton step, shortened to the box. The Hessian's
-determinant over |r_a'|²|r_b'|² is sin²θ of the angle between the tangents plus curvature
-terms: near zero it signals (nearly) parallel segments, whose closest points are not unique
-(paper eq. 10, det 𝔸 = 0); :func:`narrow_pairs` then uses line contact instead, each Gauss
-point of segment a projected on segment b (:func:`_project`). The tests compare these with a
-vectorised numpy implementation of the same iterations (``tests/closest_reference.py``).
+conditions of the box); the free ones take a Newton step, shortened to the box.
+
+How flat the distance is at the result: the Hessian's smallest eigenvalue over |r_a'||r_b'|,
+which is 1 − |cos θ| for straight segments at an angle θ, and is lowered by the curvature terms.
+Near zero the closest points are not unique (paper eq. 10, det 𝔸 = 0): parallel segments, but
+also strands that touch all along a line while their tangents cross (two interwound helices,
+whose distance is the same at every height). :func:`narrow_pairs` then uses line contact
+instead, each Gauss point of segment a projected on segment b (:func:`_project`). The tests
+compare these with a vectorised numpy implementation of the same iterations
+(``tests/closest_reference.py``).
 
 Compiled on first use and cached on disk by numba (``cache=True``).
 """
@@ -46,8 +50,8 @@ def _closest_pair(
     """Projected Newton for one pair.
 
     Returns:
-        ξ_a, ξ_b, converged, distance, det(H)/(|r_a'|²|r_b'|²) and the distance gradient in
-        ξ_a and ξ_b over |d||r'| (0 where not converged), at the result.
+        ξ_a, ξ_b, converged, distance, the flatness λ_min(H)/(|r_a'||r_b'|) and the distance
+        gradient in ξ_a and ξ_b over |d||r'| (0 where not converged), at the result.
     """
     ax, ay, az, ux, uy, uz = chord(ca, pa)
     bx, by, bz, vx, vy, vz = chord(cb, pb)
@@ -69,17 +73,18 @@ def _closest_pair(
             size += d * d
         size = np.sqrt(size)
         det = haa * hbb - hab * hab
-        relative_det = det / max(scale_a * scale_b, 1e-300)
+        smallest = 0.5 * (haa + hbb) - np.sqrt(0.25 * (haa - hbb) ** 2 + hab * hab)
+        flatness = smallest / max(np.sqrt(scale_a * scale_b), 1e-300)
         slope_a = ga / max(size * np.sqrt(scale_a), 1e-300)
         slope_b = gb / max(size * np.sqrt(scale_b), 1e-300)
         if converged:
-            return xa, xb, True, size, relative_det, slope_a, slope_b
+            return xa, xb, True, size, flatness, slope_a, slope_b
         hold_a = (xa <= 0.0 and ga > 0.0) or (xa >= 1.0 and ga < 0.0)
         hold_b = (xb <= 0.0 and gb > 0.0) or (xb >= 1.0 and gb < 0.0)
         if (hold_a or abs(ga) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_a)) and (
             hold_b or abs(gb) <= 1e-13 * (size + 1e-300) * np.sqrt(scale_b)
         ):
-            return xa, xb, True, size, relative_det, slope_a, slope_b
+            return xa, xb, True, size, flatness, slope_a, slope_b
         haa_safe = haa if haa > 1e-12 * scale_a else scale_a + 1e-300
         hbb_safe = hbb if hbb > 1e-12 * scale_b else scale_b + 1e-300
         good = det > 1e-14 * scale_a * scale_b and haa > 0.0 and hbb > 0.0
@@ -190,9 +195,10 @@ def narrow_pairs(
     """Compiled narrow phase: (pair, mode, ξ_a, ξ_b, Gauss point) of the results in margin.
 
     Mode 0 (point): the closest points, unless the chords make an angle below
-    asin(sin_line) or the distance Hessian is singular (det ≤ 1e-10 |r_a'|²|r_b'|²) or Newton
-    did not converge; then mode 1 (line): the Gauss points ``line_points`` of segment a, each
-    with its closest point on segment b.
+    θ_line = asin(sin_line), or the distance is as flat as between straight segments at θ_line
+    (flatness ≤ 1 − cos θ_line, see :func:`_closest_pair`), or Newton did not converge; then
+    mode 1 (line): the Gauss points ``line_points`` of segment a, each with its closest point on
+    segment b.
 
     With ``smooth_joins`` (a centreline whose tangent is continuous at interior nodes), a
     point result held at an interior node (not a free end: ``first_end``, ``last_end``) by a
@@ -207,6 +213,7 @@ def narrow_pairs(
     rows = np.empty((max(16, n // 4), 5))  # pair, mode, ξ_a, ξ_b, Gauss point
     count = 0
     c = coefficients
+    flat_line = 1.0 - np.sqrt(1.0 - sin_line * sin_line)
     for p in range(n):
         a, b = first[p], second[p]
         _, _, _, ux, uy, uz = chord(c, a)
@@ -217,10 +224,10 @@ def narrow_pairs(
         cross2 = cx * cx + cy * cy + cz * cz
         line = cross2 < sin_line * sin_line * ua2 * vb2
         if not line:
-            xa, xb, converged, distance, relative_det, slope_a, slope_b = _closest_pair(
+            xa, xb, converged, distance, flatness, slope_a, slope_b = _closest_pair(
                 c, a, c, b, 40, 1e-11
             )
-            if relative_det <= 1e-10 or not converged:
+            if flatness <= flat_line or not converged:
                 line = True
             elif distance - radius[a] - radius[b] <= margin and not (
                 smooth_joins
