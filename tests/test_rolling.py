@@ -9,9 +9,10 @@ Sources and tolerances:
   the rod speed); the gap at the true closest points stays at zero to ≤ 1e-10 R (measured
   ~1e-15 m with R = 0.05: the equal-excess contact points of the step make it exact).
 - A solid circular rod rolling down a slope α without slip (rigid-body closed form):
-  acceleration (2/3) g sin α, normal force m g cos α, friction (1/3) m g sin α. The rod is
-  elastic (E = 1e6), so the closed form holds to its tiny deformation: measured 4e-9, 7e-6 and
-  1e-6; tolerance 1e-4.
+  acceleration (2/3) g sin α, normal force m g cos α, friction (1/3) m g sin α. The rod lies on
+  the slope in line contact, one contact point on each node, where the supports carry its
+  distributed weight node by node: no elastic mode is excited, and the closed form holds to
+  round-off (measured 1.1e-13, 1.2e-14 and 1.4e-12); tolerance 1e-9.
 - A rod rolling off a fixed cylinder of radius R_c from rest at θ₀ (energy and the normal
   equation of the rolling solid cylinder): it leaves where cos θ = (4/7) cos θ₀; with the
   unilateral option the contact is released in the step where its normal force turns tensile,
@@ -207,13 +208,13 @@ def test_rod_rolls_down_a_slope(comm):
     u = rod.displacement.x.array.reshape(-1, 3)[: rod.function_space.dofmap.index_map.size_local]
     mean = comm.allreduce(float(np.sum(u @ down))) / comm.allreduce(len(u))
     acceleration = 2 * mean / t_end**2
-    assert acceleration == pytest.approx(2 / 3 * g * np.sin(alpha), rel=1e-4)
+    assert acceleration == pytest.approx(2 / 3 * g * np.sin(alpha), rel=1e-9)
     last = [r for r in rolling.records if r["step"] == problem.steps]
-    assert len(last) == 8  # a rod lying on a plane: one contact per element
+    assert len(last) == 9  # a rod lying on a plane: one contact at each of its 9 nodes
     force = np.sum([[r[f"force_{c}"] for c in "xyz"] for r in last], axis=0)
     weight = section.rhoA * 1.0 * g
-    assert force @ normal == pytest.approx(weight * np.cos(alpha), rel=1e-4)
-    assert -force @ down == pytest.approx(weight * np.sin(alpha) / 3, rel=1e-4)
+    assert force @ normal == pytest.approx(weight * np.cos(alpha), rel=1e-9)
+    assert -force @ down == pytest.approx(weight * np.sin(alpha) / 3, rel=1e-9)
     series = problem.series.arrays()
     assert np.nanmax(series["max_slip"]) <= 1e-12
     assert np.max(np.abs(series["total_energy"])) <= 1e-8 * series["external_work"][-1]
@@ -618,8 +619,10 @@ def test_a_contact_rolling_off_a_rod_end_is_an_error(comm):
 
 def test_parallel_rods_roll_on_a_line_contact(comm):
     """Two parallel rods lying on each other (det 𝔸 = 0: no unique closest points): a line
-    contact, one material point per element, and they roll on each other without NaN; energy
-    and momenta conserved (≤ 1e-8), no slip (≤ 1e-10 of the speed)."""
+    contact, one material point per node, and they roll on each other without NaN; energy
+    and momenta conserved (≤ 1e-8), no slip beyond the Newton tolerance (snes_atol 1e-10 on
+    the rows, over Δt = 0.01 s: ≤ 1e-8 m/s; measured 2.3e-9 in one step, 1e-16 in the
+    others)."""
     rods = create_rod_mesh(
         comm, [straight((0, 0, 0), (1, 0, 0)), straight((0, 0, 2 * R), (1, 0, 2 * R))], elements=4
     )
@@ -633,13 +636,13 @@ def test_parallel_rods_roll_on_a_line_contact(comm):
     )
     problem.solve(0.1, TimeStepping(dt=0.01))
     series = problem.series.arrays()
-    assert np.all(series["rolling_contacts"][1:] == 4)
+    assert np.all(series["rolling_contacts"][1:] == 5)  # 4 elements, 5 nodes
     energy = series["kinetic_energy"] + series["elastic_energy"]
     assert np.all(np.isfinite(energy))
     assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
     for key in ("linear_momentum", "angular_momentum"):
         assert np.max(np.abs(series[key] - series[key][0])) <= 1e-8 * max(1.0, energy[0])
-    assert np.nanmax(series["max_slip"]) <= 1e-10 * 0.3
+    assert np.nanmax(series["max_slip"]) <= 1e-8
 
 
 def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shared_tmp):

@@ -97,7 +97,7 @@ def test_rod_rolls_on_a_plane_by_an_end_rotation(comm, driven):
             f"ΣF − qL e_z {np.abs(force - [0, 0, q * length]).max():.2e}, slip/Δλ {slip:.2e}, "
             f"gap {max(abs(r['gap']) for r in last):.2e}"
         )
-    assert len(last) == 8  # one contact point per element
+    assert len(last) == 9  # a line contact: one contact point on each node
     assert np.max(np.abs(shift)) <= 1e-8 * R * theta
     assert frames <= 1e-8
     assert np.max(np.abs(u[:, 0])) <= 1e-8 * R * theta

@@ -175,7 +175,8 @@ class ContactModel(PointTerms):
         at_points: The model has point terms (forces or multiplier rows at contact points),
             solved by the bordered Newton solve; otherwise its terms are UFL forms.
         one_point_per_element: The model needs one contact point per element of a line
-            contact (the scene's search then samples line contacts once per element).
+            contact (the scene's search then samples line contacts once per element, at the
+            element's first node: multiplier rows there are full rank).
         target_kinds: What the model can act on: ``"obstacle"``, ``"pair"`` (two rods),
             ``"self"`` (a rod with itself).
         start_tolerance: Penetration at the start (relative to R_a + R_b) that the scene

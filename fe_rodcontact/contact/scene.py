@@ -73,7 +73,8 @@ class ContactScene:
         exclusion: Self-contact exclusion length along a rod (default of the search).
         line_angle: Angle (degrees) below which two segments are in line contact.
         line_points: Contact points per element of a line contact (default 1 when a model needs
-            one point per element, as rolling contact does, else 2 Gauss points).
+            one point per element, as rolling contact does: at the element's first node, where
+            multiplier rows are full rank; else 2 Gauss points).
         flat_tolerance: A segment whose gap to an obstacle varies by less than this times the
             radius lies flat on it (line contact).
         skin: Extra distance of the search's candidate list (default: the margin).
@@ -283,6 +284,7 @@ class ContactScene:
             self_contact=self._targets.searched_self(),
             obstacles=self._targets.obstacles,
             line_points=line_points,
+            line_samples="nodes" if one_point else "gauss",
             representation=self._representation,
             **self._search_options,  # type: ignore[arg-type]
         )

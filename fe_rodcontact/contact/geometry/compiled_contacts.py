@@ -217,6 +217,7 @@ def pair_contacts(
     sin_line: float,
     line_points: FloatArray,
     line_weights: FloatArray,
+    at_nodes: bool,
     smooth_joins: bool,
 ) -> tuple:
     """:func:`narrow_pairs` then :func:`assemble_contacts` of its results, in one call.
@@ -231,6 +232,7 @@ def pair_contacts(
         margin,
         sin_line,
         line_points,
+        at_nodes,
         first_end,
         last_end,
         smooth_joins,
@@ -273,6 +275,7 @@ def listed_contacts(
     sin_line: float,
     line_points: FloatArray,
     line_weights: FloatArray,
+    at_nodes: bool,
     smooth_joins: bool,
 ) -> tuple:
     """A reusing step in one call: :func:`listed_pairs_within`, then :func:`pair_contacts`.
@@ -305,5 +308,6 @@ def listed_contacts(
         sin_line,
         line_points,
         line_weights,
+        at_nodes,
         smooth_joins,
     )

@@ -188,6 +188,7 @@ def narrow_pairs(
     margin: float,
     sin_line: float,
     line_points: FloatArray,
+    at_nodes: bool,
     first_end: npt.NDArray[np.bool_],
     last_end: npt.NDArray[np.bool_],
     smooth_joins: bool,
@@ -197,8 +198,9 @@ def narrow_pairs(
     Mode 0 (point): the closest points, unless the chords make an angle below
     θ_line = asin(sin_line), or the distance is as flat as between straight segments at θ_line
     (flatness ≤ 1 − cos θ_line, see :func:`_closest_pair`), or Newton did not converge; then
-    mode 1 (line): the Gauss points ``line_points`` of segment a, each with its closest point on
-    segment b.
+    mode 1 (line): the sample points ``line_points`` of segment a, each with its closest point on
+    segment b (with ``at_nodes``, the samples after the first only on a segment at the free end
+    of an open rod: the nodes, each once).
 
     With ``smooth_joins`` (a centreline whose tangent is continuous at interior nodes), a
     point result held at an interior node (not a free end: ``first_end``, ``last_end``) by a
@@ -240,6 +242,8 @@ def narrow_pairs(
                 count += 1
         if line:
             for q in range(line_points.shape[0]):
+                if at_nodes and q > 0 and not last_end[a]:
+                    continue
                 xi = line_points[q]
                 x, _, _ = evaluate_component(c, a, 0, xi)
                 y, _, _ = evaluate_component(c, a, 1, xi)

@@ -28,16 +28,45 @@ from fe_rodcontact.contact.geometry.contacts import (
 from fe_rodcontact.contact.geometry.exchange import NeighbourList
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 
-__all__ = ["NarrowPhase"]
+__all__ = ["LINE_SAMPLES", "NarrowPhase", "sample_points"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-def _gauss_points(n: int) -> tuple[FloatArray, FloatArray]:
-    x, w = np.polynomial.legendre.leggauss(n)
+LINE_SAMPLES = ("gauss", "nodes")
+"""Where a line contact samples its segments: Gauss points, or one point at each element's
+first node."""
+
+
+def sample_points(points: int, where: str) -> tuple[FloatArray, FloatArray]:
+    """The sample parameters ξ ∈ [0, 1] of a segment in line contact and their weights.
+
+    ``"gauss"``: ``points`` Gauss–Legendre points (a quadrature of the contact along the line,
+    as potential contact needs). ``"nodes"`` (``points`` 1): the nodes, each once: ξ = 0, the
+    element's first node, standing for the element, and ξ = 1 only on the last element of an
+    open rod (its free end, standing for no length; :func:`samples_of`). Multiplier rows at the
+    nodes collocate the constraint where the stencils are full rank: at the element midpoints
+    the weights of both P1 (½, ½) and the cubic B-spline (1, 23, 23, 1)/48 sum to zero against
+    nodal values of alternating sign, so the multipliers of a long line contact would have a
+    null mode of alternating sign (a checkerboard of tension and pressure).
+    """
+    if where == "nodes":
+        return np.array([0.0, 1.0]), np.array([1.0, 0.0])
+    x, w = np.polynomial.legendre.leggauss(points)
     return 0.5 * (x + 1), 0.5 * w
+
+
+def samples_of(xi: FloatArray, at_nodes: bool, last: BoolArray) -> BoolArray:
+    """Which of the samples ``xi`` (columns) each segment (rows, ``last``: at a free end) takes.
+
+    Gauss points: all. Nodes: the first node, and the second only at a free end.
+    """
+    take = np.ones((len(last), len(xi)), dtype=bool)
+    if at_nodes:
+        take[:, 1:] = last[:, None]
+    return take
 
 
 def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -50,7 +79,8 @@ class NarrowPhase:
     Args:
         margin: Results with gap ≤ margin are reported.
         line_angle: Angle (degrees) below which two segments are in line contact.
-        line_points: Gauss points per segment of a line contact.
+        line_points: Sample points per segment of a line contact.
+        line_samples: Where they are (:data:`LINE_SAMPLES`, :func:`sample_points`).
         flat_tolerance: A segment whose gap to an obstacle varies by less than this times the
             rod radius lies flat on it (line contact).
         smooth_joins: Whether the centreline's tangent is continuous at interior nodes (the
@@ -63,12 +93,14 @@ class NarrowPhase:
         margin: float,
         line_angle: float,
         line_points: int,
+        line_samples: str,
         flat_tolerance: float,
         smooth_joins: bool,
     ):
         self._margin = margin
         self._sin_line = float(np.sin(np.radians(line_angle)))
-        self._line_xi, self._line_w = _gauss_points(line_points)
+        self._line_xi, self._line_w = sample_points(line_points, line_samples)
+        self._at_nodes = line_samples == "nodes"
         self._flat = float(flat_tolerance)
         self._smooth_joins = smooth_joins
 
@@ -121,13 +153,14 @@ class NarrowPhase:
             seg.last,
         )
 
-    def _narrow_settings(self) -> tuple[float, float, FloatArray, FloatArray, bool]:
+    def _narrow_settings(self) -> tuple[float, float, FloatArray, FloatArray, bool, bool]:
         """The compiled narrow phase's settings (margin, line contact, joins)."""
         return (
             self._margin,
             self._sin_line,
             self._line_xi,
             self._line_w,
+            self._at_nodes,
             self._smooth_joins,
         )
 
@@ -165,14 +198,15 @@ class NarrowPhase:
             xi = new
             if np.all(change <= 1e-11):
                 break
-        k = len(self._line_xi)
-        line = np.flatnonzero(flat)
-        seg_rows = np.concatenate([near[point], np.repeat(near[line], k)])
-        xi_all = np.concatenate([xi, np.tile(self._line_xi, len(line))])
-        mode = np.concatenate([np.full(len(point), MODE_POINT), np.full(len(line) * k, MODE_LINE)])
-        sample = np.concatenate([np.full(len(point), -1), np.tile(np.arange(k), len(line))])
+        line = near[flat]
+        taken = samples_of(self._line_xi, self._at_nodes, seg.last[line])
+        line_rows, line_sample = np.nonzero(taken)
+        seg_rows = np.concatenate([near[point], line[line_rows]])
+        xi_all = np.concatenate([xi, self._line_xi[line_sample]])
+        mode = np.concatenate([np.full(len(point), MODE_POINT), np.full(len(line_rows), MODE_LINE)])
+        sample = np.concatenate([np.full(len(point), -1), line_sample])
         length = np.abs(seg.s1[seg_rows] - seg.s0[seg_rows])
-        weight = np.concatenate([np.zeros(len(point)), np.tile(self._line_w, len(line))]) * length
+        weight = np.concatenate([np.zeros(len(point)), self._line_w[line_sample]]) * length
         r, dr, _ = evaluate(seg.coefficients[seg_rows], xi_all)
         phi, grad, _ = obstacle.distance(r, t)
         R = seg.radius[seg_rows]

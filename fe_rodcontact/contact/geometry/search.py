@@ -54,7 +54,7 @@ from fe_rodcontact.contact.geometry import compiled_broad, compiled_segments
 from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays
 from fe_rodcontact.contact.geometry.contacts import ROW_WIDTH, RawContacts, allgather_contacts
 from fe_rodcontact.contact.geometry.exchange import NeighbourList, exchange_segments
-from fe_rodcontact.contact.geometry.narrow import NarrowPhase
+from fe_rodcontact.contact.geometry.narrow import LINE_SAMPLES, NarrowPhase
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.selection import ContactSelection
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -105,7 +105,10 @@ class ContactSearch:
             None: max(6 R, 2 h_max) per rod.
         obstacles: Rigid obstacles.
         line_angle: Angle (degrees) below which two segments are in line contact.
-        line_points: Gauss points per segment of a line contact.
+        line_points: Sample points per segment of a line contact.
+        line_samples: ``"gauss"`` (Gauss points: a quadrature along the line) or ``"nodes"``
+            (one point at each element's first node, with ``line_points`` 1: where multiplier
+            rows are full rank, see :func:`~fe_rodcontact.contact.geometry.narrow.sample_points`).
         flat_tolerance: A segment whose gap to an obstacle varies by less than this times the
             rod radius lies flat on it (line contact). The default 1e-2 takes a straight rod
             lying on a plane (whatever its small deflections) as a line contact and the
@@ -131,6 +134,7 @@ class ContactSearch:
         obstacles: Sequence[Obstacle] = (),
         line_angle: float = 5.0,
         line_points: int = 2,
+        line_samples: str = "gauss",
         flat_tolerance: float = 1e-2,
         representation: str | None = None,
         skin: float | None = None,
@@ -151,6 +155,10 @@ class ContactSearch:
             message = f"line_angle must be in [0, 90) degrees, got {line_angle!r}."
         elif not (isinstance(line_points, int) and line_points >= 1):
             message = f"line_points must be a positive integer, got {line_points!r}."
+        elif line_samples not in LINE_SAMPLES:
+            message = f"line_samples must be one of {list(LINE_SAMPLES)}, got {line_samples!r}."
+        elif line_samples == "nodes" and line_points != 1:
+            message = f"line_samples = 'nodes' takes one point per element, got {line_points}."
         elif not (np.isfinite(flat_tolerance) and flat_tolerance >= 0):
             message = f"flat_tolerance must be >= 0, got {flat_tolerance!r}."
         raise_collectively(comm, message)
@@ -219,6 +227,7 @@ class ContactSearch:
             self._margin,
             line_angle,
             line_points,
+            line_samples,
             flat_tolerance,
             self._centreline.representation == "smooth",
         )

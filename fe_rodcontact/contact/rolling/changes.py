@@ -17,7 +17,12 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import (
+    KIND_OBSTACLE,
+    MODE_LINE,
+    MODE_POINT,
+    RawContacts,
+)
 from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
 from fe_rodcontact.contact.rolling.active import ActiveContacts
@@ -295,13 +300,17 @@ def rod_end_problem(
 ) -> str | None:
     """Why the step cannot roll: a contact point at the free end of a rod would leave it.
 
+    Only point contacts move along the rods; a line contact's points are material points, and
+    one sits on each node of the line, the end nodes included.
+
     Args:
         points: The step's active contacts.
         names: The names of the rods and obstacles (for the message).
         t: Start of the step.
         step: The step's number.
     """
-    at_end = np.flatnonzero(points.contacts.at_end)
+    contacts = points.contacts
+    at_end = np.flatnonzero(contacts.at_end & (contacts.mode == MODE_POINT))
     if not len(at_end):
         return None
     row = int(at_end[0])
