@@ -122,6 +122,17 @@ def _perpendicular(t: Array, hint: Array | None) -> Array:
     return d / np.linalg.norm(d)
 
 
+def _transport(d: Array, t_from: Array, t_to: Array) -> Array:
+    """Carry the unit normal ``d`` of ``t_from`` by the minimal rotation onto ``t_to``."""
+    axis = np.cross(t_from, t_to)
+    sin_a = np.linalg.norm(axis)
+    cos_a = float(np.dot(t_from, t_to))
+    if sin_a > 1e-14:
+        d = exp_map(axis / sin_a * np.arctan2(sin_a, cos_a)) @ d
+    d = d - np.dot(d, t_to) * t_to
+    return d / np.linalg.norm(d)
+
+
 def parallel_transport_frames(tangents: npt.ArrayLike, first_normal: Array | None = None) -> Array:
     """Twist-free orthonormal frames ``[d1 | d2 | d3]`` along a sequence of unit tangents.
 
@@ -140,12 +151,6 @@ def parallel_transport_frames(tangents: npt.ArrayLike, first_normal: Array | Non
     d1 = _perpendicular(t[0], first_normal)
     for i, ti in enumerate(t):
         if i > 0:
-            axis = np.cross(t[i - 1], ti)
-            sin_a = np.linalg.norm(axis)
-            cos_a = float(np.dot(t[i - 1], ti))
-            if sin_a > 1e-14:
-                d1 = exp_map(axis / sin_a * np.arctan2(sin_a, cos_a)) @ d1
-            d1 = d1 - np.dot(d1, ti) * ti
-            d1 /= np.linalg.norm(d1)
+            d1 = _transport(d1, t[i - 1], ti)
         frames[i] = np.column_stack([d1, np.cross(ti, d1), ti])
     return frames
