@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.curves import Curve
-from fe_rodcontact.rods.rotations import parallel_transport_frames
+from fe_rodcontact.rods.rotations import closed_loop_frames, parallel_transport_frames
 
 __all__ = ["RodChain", "RodMesh", "chain_from_curve", "create_rod_mesh"]
 
@@ -76,11 +76,16 @@ def chain_with_frames(
     """A :class:`RodChain` from nodes in chain order: reference frames and arc length added.
 
     The frames are the parallel transport of ``first_normal`` (or any normal) along the node
-    tangents.
+    tangents; a closed rod's frames carry the loop's holonomy as a uniform natural twist
+    (:func:`~fe_rodcontact.rods.rotations.closed_loop_frames`), so its join is not special.
     """
     segment = np.linalg.norm(np.diff(x, axis=0), axis=1)
     arclength = np.concatenate([[0.0], np.cumsum(segment)])
-    frames = parallel_transport_frames(tangents, first_normal)
+    if closed:
+        loop_segments = np.append(segment, np.linalg.norm(x[0] - x[-1]))
+        frames = closed_loop_frames(tangents, loop_segments, first_normal)
+    else:
+        frames = parallel_transport_frames(tangents, first_normal)
     return RodChain(x, cells, frames, arclength, closed, name)
 
 
