@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.curves import Curve
-from fe_rodcontact.rods.rotations import parallel_transport_frames
+from fe_rodcontact.rods.rotations import closed_loop_frames, parallel_transport_frames
 
 __all__ = ["RodChain", "RodMesh", "chain_from_curve", "create_rod_mesh"]
 
@@ -63,6 +63,30 @@ def chain_cells(degree: int, n_cells: int, closed: bool) -> tuple[npt.NDArray[np
     if degree == 1:
         return np.column_stack([first, second]).astype(np.int64), n_nodes
     return np.column_stack([first, second, first + 1]).astype(np.int64), n_nodes
+
+
+def chain_with_frames(
+    x: Array,
+    cells: npt.NDArray[np.int64],
+    tangents: Array,
+    closed: bool,
+    name: str,
+    first_normal: Array | None = None,
+) -> RodChain:
+    """A :class:`RodChain` from nodes in chain order: reference frames and arc length added.
+
+    The frames are the parallel transport of ``first_normal`` (or any normal) along the node
+    tangents; a closed rod's frames carry the loop's holonomy as a uniform natural twist
+    (:func:`~fe_rodcontact.rods.rotations.closed_loop_frames`), so its join is not special.
+    """
+    segment = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    arclength = np.concatenate([[0.0], np.cumsum(segment)])
+    if closed:
+        loop_segments = np.append(segment, np.linalg.norm(x[0] - x[-1]))
+        frames = closed_loop_frames(tangents, loop_segments, first_normal)
+    else:
+        frames = parallel_transport_frames(tangents, first_normal)
+    return RodChain(x, cells, frames, arclength, closed, name)
 
 
 def chain_from_curve(curve: Curve, degree: int, elements: int | None = None) -> RodChain:
@@ -109,10 +133,7 @@ def chain_from_curve(curve: Curve, degree: int, elements: int | None = None) -> 
         x, tangents = curve.points(u), curve.tangents(u)
     cells, n_nodes = chain_cells(degree, n_cells, curve.closed)
     assert n_nodes == len(x)
-    frames = parallel_transport_frames(tangents, curve.normal)
-    segment = np.linalg.norm(np.diff(x, axis=0), axis=1)
-    arclength = np.concatenate([[0.0], np.cumsum(segment)])
-    return RodChain(x, cells, frames, arclength, curve.closed, curve.name)
+    return chain_with_frames(x, cells, tangents, curve.closed, curve.name, curve.normal)
 
 
 _NOT_ONE_CHAIN = "its cells form several pieces, not a single chain; give each piece its own tag."

@@ -20,11 +20,11 @@ from fe_rodcontact.rods.mesh import (
     RodChain,
     RodMesh,
     chain_cells,
+    chain_with_frames,
     distribute_chains,
     duplicate_nodes,
     validate_chain,
 )
-from fe_rodcontact.rods.rotations import parallel_transport_frames
 
 __all__ = ["read_rod_mesh"]
 
@@ -92,9 +92,7 @@ def _chain_from_cells(x: Array, cells: npt.NDArray[np.int64], name: str) -> RodC
     xs = x[node_ids]
     cells_chain, n_nodes = chain_cells(degree, len(ordered), closed)
     assert n_nodes == len(xs)
-    frames = parallel_transport_frames(tangents)
-    arclength = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(xs, axis=0), axis=1))])
-    return RodChain(xs, cells_chain, frames, arclength, closed, name)
+    return chain_with_frames(xs, cells_chain, tangents, closed, name)
 
 
 _LINE_TYPES = {"line": 1, "line3": 2}

@@ -19,6 +19,7 @@ __all__ = [
     "cayley_jacobian",
     "cayley_map",
     "cayley_vector",
+    "closed_loop_frames",
     "exp_map",
     "log_map",
     "parallel_transport_frames",
@@ -122,6 +123,17 @@ def _perpendicular(t: Array, hint: Array | None) -> Array:
     return d / np.linalg.norm(d)
 
 
+def _transport(d: Array, t_from: Array, t_to: Array) -> Array:
+    """Carry the unit normal ``d`` of ``t_from`` by the minimal rotation onto ``t_to``."""
+    axis = np.cross(t_from, t_to)
+    sin_a = np.linalg.norm(axis)
+    cos_a = float(np.dot(t_from, t_to))
+    if sin_a > 1e-14:
+        d = exp_map(axis / sin_a * np.arctan2(sin_a, cos_a)) @ d
+    d = d - np.dot(d, t_to) * t_to
+    return d / np.linalg.norm(d)
+
+
 def parallel_transport_frames(tangents: npt.ArrayLike, first_normal: Array | None = None) -> Array:
     """Twist-free orthonormal frames ``[d1 | d2 | d3]`` along a sequence of unit tangents.
 
@@ -140,12 +152,46 @@ def parallel_transport_frames(tangents: npt.ArrayLike, first_normal: Array | Non
     d1 = _perpendicular(t[0], first_normal)
     for i, ti in enumerate(t):
         if i > 0:
-            axis = np.cross(t[i - 1], ti)
-            sin_a = np.linalg.norm(axis)
-            cos_a = float(np.dot(t[i - 1], ti))
-            if sin_a > 1e-14:
-                d1 = exp_map(axis / sin_a * np.arctan2(sin_a, cos_a)) @ d1
-            d1 = d1 - np.dot(d1, ti) * ti
-            d1 /= np.linalg.norm(d1)
+            d1 = _transport(d1, t[i - 1], ti)
         frames[i] = np.column_stack([d1, np.cross(ti, d1), ti])
+    return frames
+
+
+def closed_loop_frames(
+    tangents: npt.ArrayLike, segment_lengths: npt.ArrayLike, first_normal: Array | None = None
+) -> Array:
+    """Frames along a closed loop: parallel transport with its holonomy spread uniformly.
+
+    Parallel transport once around a closed loop that is not planar brings d1 back turned about
+    the tangent by the loop's holonomy α (for a smooth curve α = ∫τ ds mod 2π, τ the
+    torsion). Each frame of :func:`parallel_transport_frames` is turned about its tangent by
+    α s/L (s: arc length from the first node, L: the loop's length), a constant natural twist
+    rate α/L, so that the frames close with no jump anywhere and the first node is not special.
+    α is taken in (−π, π]. A holonomy below round-off (16 n ε, n nodes: a planar loop) leaves
+    the parallel-transport frames as they are.
+
+    Args:
+        tangents: Unit tangents at the loop's nodes in order, shape (n, 3); the first node
+            follows the last.
+        segment_lengths: Length from each node to the next, shape (n,); the last entry is the
+            closing segment from the last node back to the first.
+        first_normal: Hint for d1 at the first node.
+
+    Returns:
+        Rotation matrices of shape (n, 3, 3) whose columns are d1, d2, d3.
+    """
+    t = np.asarray(tangents, dtype=float)
+    frames = parallel_transport_frames(t, first_normal)
+    returned = _transport(frames[-1, :, 0], t[-1], t[0])
+    start = frames[0, :, 0]
+    holonomy = float(np.arctan2(np.dot(t[0], np.cross(returned, start)), np.dot(returned, start)))
+    if abs(holonomy) <= 16 * len(t) * np.finfo(float).eps:
+        return frames
+    lengths = np.asarray(segment_lengths, dtype=float)
+    arclength = np.concatenate([[0.0], np.cumsum(lengths[:-1])])
+    twist = holonomy * arclength / lengths.sum()
+    cos_twist, sin_twist = np.cos(twist)[:, None], np.sin(twist)[:, None]
+    d1, d2 = frames[:, :, 0].copy(), frames[:, :, 1].copy()
+    frames[:, :, 0] = cos_twist * d1 + sin_twist * d2
+    frames[:, :, 1] = cos_twist * d2 - sin_twist * d1
     return frames
