@@ -84,6 +84,7 @@ __all__ = ["IMPACT_TREATMENTS", "RollingContact"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
@@ -382,21 +383,20 @@ class RollingContact(ContactModel):
         step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ (to the
         root tolerance). Line-contact points are material points and stay.
 
+        A contact whose impact would add energy (it was separating, μ·BΔq < 0) is no impact: it
+        leaves the active contacts, and so does a tensile one with ``unilateral``; the step is
+        then solved again without them.
+
         Returns:
             Whether the active contacts or their points changed (solve the step again).
         """
         assert self._now.points is not None
+        leaving = self._separating_impacts(multipliers)
         if self.unilateral and len(self._now.points.ids):
-            pressure = self._normal_forces(multipliers)
-            tensile = pressure < 0
-            if np.any(tensile):
-                keep = np.flatnonzero(~tensile)
-                self._now.impacting -= {int(i) for i in self._now.points.ids[tensile]}
-                self._now.start = self._now.start.take(keep)
-                self._now.points = ActiveContacts.build(
-                    self._stencils, self._now.points.contacts.take(keep), self._now.points.ids[keep]
-                )
-                return True
+            leaving |= self._normal_forces(multipliers) < 0
+        if np.any(leaving):
+            self._release(leaving)
+            return True
         self._store(multipliers)
         if self.slide_outside_cone and self._switch_sliding(multipliers):
             return True
@@ -432,6 +432,36 @@ class RollingContact(ContactModel):
         moved = self._placement.moved(current, sigma_a, sigma_b)
         self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)
         return True
+
+    def _separating_impacts(self, multipliers: FloatArray) -> BoolArray:
+        """Which active contacts are impacts whose impulse did negative work μ·BΔq < 0.
+
+        An inelastic impact takes energy from the rods; one that would give them energy joined
+        rods that were moving apart. Round-off (1e-10 of |μ||BΔq|) does not count.
+        """
+        assert self._now.points is not None
+        ids = self._now.points.ids
+        separating = np.zeros(len(ids), dtype=bool)
+        if not self._now.impacting:
+            return separating
+        geometries = self._contact_geometries(with_impacts=False)  # the rolling rows: BΔq
+        forces = multipliers.reshape(-1, 3)
+        for j, i in enumerate(ids):
+            if int(i) in self._now.impacting:
+                work_rows = geometries[j]["constraint"] - geometries[j]["shift"]  # BΔq
+                size = np.linalg.norm(forces[j]) * np.linalg.norm(work_rows)
+                separating[j] = float(forces[j] @ work_rows) < -1e-10 * size
+        return separating
+
+    def _release(self, leaving: BoolArray) -> None:
+        """Take the contacts ``leaving`` out of the step's active ones."""
+        assert self._now.points is not None
+        keep = np.flatnonzero(~leaving)
+        self._now.impacting -= {int(i) for i in self._now.points.ids[leaving]}
+        self._now.start = self._now.start.take(keep)
+        self._now.points = ActiveContacts.build(
+            self._stencils, self._now.points.contacts.take(keep), self._now.points.ids[keep]
+        )
 
     def _switch_sliding(self, multipliers: FloatArray) -> bool:
         """Rolling contacts outside the cone slide; sliding ones that nearly stick roll.
