@@ -180,15 +180,20 @@ def _dissipative(table: dict[str, Any] | None, cls: type, where: str) -> Any:
         raise InputError(f"{where}: {error}") from None
 
 
-def build_contact(spec: ContactSpec, rod: CosseratRod, folder: Path | None) -> ContactScene:
-    """The contact scene of a case: its targets, models and contact-point output."""
+def build_contact(
+    spec: ContactSpec, rod: CosseratRod, folder: Path | None, *, restart: bool = False
+) -> ContactScene:
+    """The contact scene of a case: its targets, models and contact-point output.
+
+    A fresh run (not ``restart``) removes the contact points an earlier run left in ``folder``.
+    """
     obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
     pairs: list[str | tuple[str, str]] = (
         ["rods"] if isinstance(spec.pairs, str) else [(a, b) for a, b in spec.pairs]
     )
     writer = None
     if folder is not None and spec.output_every > 0:
-        writer = ContactPointWriter(folder / "contacts", rod.rods.comm)
+        writer = ContactPointWriter(folder / "contacts", rod.rods.comm, clear=not restart)
     scene = ContactScene(
         rod,
         margin=spec.margin,

@@ -60,7 +60,9 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
-    contact = build_contact(case.contact, rod, folder) if case.contact is not None else None
+    contact = None
+    if case.contact is not None:
+        contact = build_contact(case.contact, rod, folder, restart=restart)
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],

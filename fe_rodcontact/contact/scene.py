@@ -24,8 +24,8 @@ the searches that ran. The contacts go to the models, the time series (``contact
 ``min_gap``, ``contacts_new``, ``contacts_released``) and the contact-point output alike.
 """
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Protocol
 
 from mpi4py import MPI
 
@@ -53,11 +53,19 @@ CENTRELINES = ("smooth", "basis")
 rods), or the finite-element interpolation (the P1 polyline, the P2 curve)."""
 
 
-class ContactOutput(Protocol):
+class ContactOutput(ABC):
     """Where the contacts of accepted steps go (e.g. the contact points for ParaView)."""
 
+    @abstractmethod
     def write(self, contacts: ContactSet) -> None:
         """Write the contacts of one configuration (collective)."""
+
+    def resume(self, frames: Sequence[tuple[int, float]]) -> None:
+        """A run goes on from a checkpoint, before which these (step, time) were written.
+
+        Collective. The default keeps nothing; an output with an index of its frames (the
+        ParaView ``.pvd`` of the contact points) takes these as its index and drops the rest.
+        """
 
 
 class ContactScene:
@@ -123,6 +131,11 @@ class ContactScene:
             message = f"line_points must be a positive integer, got {line_points!r}."
         elif not (isinstance(output_every, int) and output_every >= 0):
             message = f"output_every must be an integer >= 0, got {output_every!r}."
+        elif output is not None and not isinstance(output, ContactOutput):
+            message = (
+                f"output must be a ContactOutput (e.g. ContactPointWriter), got "
+                f"{type(output).__name__}."
+            )
         raise_collectively(rods.comm, message)
         if centreline is None:
             centreline = "smooth" if rods.degree == 1 else "basis"
@@ -142,6 +155,7 @@ class ContactScene:
         self._line_points = line_points
         self._output = output
         self._output_every = int(output_every)
+        self._written: list[tuple[int, float]] = []
         self._targets = Targets(rods)
         self._models: list[ContactModel] = []
         self._attached: str | None = None
@@ -340,6 +354,7 @@ class ContactScene:
         contacts = self._tracker.track(self._committed(t), step, t)
         if self._output is not None and self._output_every and step % self._output_every == 0:
             self._output.write(contacts)
+            self._written = [(k, time) for k, time in self._written if k < step] + [(step, t)]
         return contacts
 
     def check_start(self) -> None:
@@ -426,19 +441,29 @@ class ContactScene:
             model.restore(state)
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The contacts' identities and every model's state, as named arrays."""
+        """The contacts' identities, the frames written so far and every model's state."""
         assert self._tracker is not None
         arrays = {f"tracker_{k}": v for k, v in self._tracker.state().items()}
+        arrays["output_frames"] = np.array(self._written, dtype=float).reshape(-1, 2)
         for k, model in enumerate(self._models):
             arrays.update({f"model{k}_{key}": v for key, v in model.checkpoint_state().items()})
         return arrays
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
-        """Continue from :meth:`checkpoint_state`."""
+        """Continue from :meth:`checkpoint_state`; the output takes the frames written before.
+
+        Raises:
+            KeyError, ValueError: For arrays that are not a checkpoint of this scene (the
+                reader of the checkpoint turns them into an InputError naming the file).
+        """
         assert self._tracker is not None
         self._tracker.restore(_prefixed(arrays, "tracker_"))
         for k, model in enumerate(self._models):
             model.restore_state(_prefixed(arrays, f"model{k}_"))
+        frames = np.asarray(arrays.get("output_frames", np.zeros((0, 2))), dtype=float)
+        self._written = [(int(step), float(t)) for step, t in frames.reshape(-1, 2)]
+        if self._output is not None:
+            self._output.resume(self._written)
 
 
 def _prefixed(arrays: dict[str, npt.NDArray[np.generic]], prefix: str) -> dict:
