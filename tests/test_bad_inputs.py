@@ -7,9 +7,11 @@ and in CI). Exit codes: 2 bad input (argparse also exits 2 for a bad flag).
 """
 
 import re
+import shutil
 
 from mpi4py import MPI
 
+import numpy as np
 import pytest
 
 from fe_rodcontact.cli import main
@@ -353,3 +355,115 @@ def test_restart_checkpoint_of_another_mesh(comm, shared_tmp, capsys):
     )
     argv = ["dynamics", finer, "--out", out, "--restart", "--no-progress"]
     _check(argv, capsys, r"checkpoint .*state\.npz does not fit this case")
+
+
+# -- damaged checkpoints (of a run with rolling contact: its records are in the checkpoint) -------
+
+ROLLING = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [-0.0084524, -0.2, 0.0181262]
+end = [-0.0084524, 0.2, 0.0181262]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[[loads]]
+type = "gravity"
+
+[time]
+t_end = 0.02
+dt = 0.01
+
+[contact]
+model = "rolling"
+margin = 0.005
+self_contact = false
+touch_tolerance = 1e-5
+
+[[contact.obstacles]]
+type = "plane"
+normal = [-0.42262, 0.0, 0.90631]
+name = "slope"
+
+[output]
+vtx_every = 1
+checkpoint_every = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def rolling_run(tmp_path_factory):
+    """A finished 2-step run with rolling contact: its case and output folder (same on every rank)."""
+    comm = MPI.COMM_WORLD
+    folder = tmp_path_factory.mktemp("rolling") if comm.rank == 0 else None
+    folder = comm.bcast(folder, root=0)
+    case = _write(folder / "rolling.toml", ROLLING, comm)
+    assert main(["dynamics", str(case), "--out", str(folder / "out"), "--no-progress"]) == 0
+    assert (folder / "out" / "contacts.csv").exists()
+    return case, folder / "out"
+
+
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _flip_byte(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _rewrite(path, change):
+    with np.load(path) as stored:
+        arrays = dict(stored)
+    change(arrays)
+    np.savez(path, **arrays)
+
+
+def _fewer_columns(arrays):
+    arrays["contact_model0_records"] = arrays["contact_model0_records"][:, :3]
+
+
+def _short_gap(arrays):
+    arrays["contact_tracker_contacts_gap"] = arrays["contact_tracker_contacts_gap"][:1]
+
+
+def _short_series(arrays):
+    arrays["series_t"] = arrays["series_t"][:1]
+
+
+def _nan_field(arrays):
+    arrays["field_0"] = np.full_like(arrays["field_0"], np.nan)
+
+
+STATE = "checkpoint/state.npz"
+FRAME = "checkpoint/frames/frame_000000001.npz"
+DAMAGES = [
+    ("state-truncated", STATE, _truncate, r"checkpoint .*state\.npz cannot be read \(File is not a zip"),
+    ("state-bad-crc", STATE, _flip_byte, r"checkpoint .*state\.npz cannot be read"),
+    ("frame-truncated", FRAME, _truncate, r"stored field frame .*frame_000000001\.npz cannot be read"),
+    ("frame-without-time", FRAME, lambda p: _rewrite(p, lambda a: a.pop("t")), r"frame_000000001\.npz is damaged \(its array t"),
+    ("records-table", STATE, lambda p: _rewrite(p, _fewer_columns), r"checkpoint .*state\.npz is damaged \(ValueError"),
+    ("contact-set", STATE, lambda p: _rewrite(p, _short_gap), r"state\.npz is damaged .*gap has 1 rows"),
+    ("series-rows", STATE, lambda p: _rewrite(p, _short_series), r"state\.npz is damaged .*1 rows of the time series for 2 steps"),
+    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 0 holds values that are not finite"),
+    ("contact-frame-gone", "contacts/contacts_000001.vtu", lambda p: p.unlink(), r"contacts_000001\.vtu is missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("target", "damage", "pattern"), [d[1:] for d in DAMAGES],
+                         ids=[d[0] for d in DAMAGES])  # fmt: skip
+def test_restart_damaged_files(rolling_run, target, damage, pattern, comm, shared_tmp, capsys):
+    case, finished = rolling_run
+    out = shared_tmp / "damaged"
+    if comm.rank == 0:
+        shutil.copytree(finished, out)
+        damage(out / target)
+    comm.barrier()
+    _check(["dynamics", case, "--out", out, "--restart", "--no-progress"], capsys, pattern)
