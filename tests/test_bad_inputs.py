@@ -80,6 +80,43 @@ dt = 0.1
 vtx_every = 0
 """
 
+ROLLING = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [-0.0084524, -0.2, 0.0181262]
+end = [-0.0084524, 0.2, 0.0181262]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[[loads]]
+type = "gravity"
+
+[time]
+t_end = 0.02
+dt = 0.01
+
+[contact]
+model = "rolling"
+margin = 0.005
+self_contact = false
+touch_tolerance = 1e-5
+
+[[contact.obstacles]]
+type = "plane"
+normal = [-0.42262, 0.0, 0.90631]
+name = "slope"
+
+[output]
+vtx_every = 1
+checkpoint_every = 1
+"""
+
 # (id, base case, (old, new) replacement or text to append, message pattern)
 STATICS_CASES = [
     ("toml-syntax", STATICS, ("elements = 4", "elements = = 4"), r"case.toml: not valid TOML"),
@@ -117,7 +154,10 @@ STATICS_CASES = [
 
 DYNAMICS_CASES = [
     ("no-time", DYNAMICS, ("[time]\nt_end = 0.2\ndt = 0.1", ""), r"missing key time"),
-    ("t-end", DYNAMICS, ("t_end = 0.2", "t_end = -1.0"), r"t_end must be positive"),
+    ("t-end", DYNAMICS, ("t_end = 0.2", "t_end = -1.0"), r"time: t_end must be a positive number"),
+    ("t-end-inf", DYNAMICS, ("t_end = 0.2", "t_end = inf"), r"time: t_end must be a positive number, got inf"),
+    ("vtx-every-negative", DYNAMICS, ("vtx_every = 0", "vtx_every = -1"), r"output: vtx_every must be >= 0"),
+    ("checkpoint-every-negative", DYNAMICS, ("vtx_every = 0", "vtx_every = 0\ncheckpoint_every = -5"), r"output: checkpoint_every must be >= 0"),
     ("dt-zero", DYNAMICS, ("dt = 0.1", "dt = 0.0"), r"time step dt must be positive"),
     ("min-dt", DYNAMICS, ("dt = 0.1", "dt = 0.1\nmin_dt = 1.0"), r"min_dt must lie in \(0, dt\]"),
     ("integrator", DYNAMICS, ("dt = 0.1", "dt = 0.1\nintegrator = 'euler'"), r"integrator 'euler' unknown"),
@@ -321,6 +361,52 @@ def test_bad_strings_output(flag, where, pattern, comm, shared_tmp, capsys):
     _check(argv, capsys, pattern)
 
 
+# -- what a run writes into its output folder: checked before any work ---------------------------
+
+SERIES_NAMES = ["/proc/x.npz", "", "../x.npz", "{tmp}/x.npz", "sub/x.npz", "x.txt"]
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES, ids=["unwritable", "empty", "parent", "absolute", "below", "suffix"])  # fmt: skip
+def test_bad_series_name(name, comm, shared_tmp, capsys):
+    name = name.format(tmp=shared_tmp)
+    case = _write(shared_tmp / "case.toml", DYNAMICS + f"series = {name!r}\n", comm)
+    argv = ["dynamics", case, "--out", shared_tmp / "out", "--no-progress"]
+    _check(
+        argv, capsys, r"output: series = .* must be a file name ending in \.npz, without a folder"
+    )
+    assert not (shared_tmp / "x.npz").exists() and not (shared_tmp / "out" / "checkpoint").exists()
+
+
+OUTPUTS_IN_THE_WAY = [
+    ("series-folder", "dynamics", DYNAMICS, "series.npz", "folder", r"\[output\]\.series: .*series\.npz is a folder"),
+    ("checkpoint-file", "dynamics", DYNAMICS, "checkpoint", "file", r"the checkpoint .*checkpoint is a file, but the run writes a folder"),
+    ("rods-bp-file", "dynamics", DYNAMICS.replace("vtx_every = 0", "vtx_every = 1"), "rods.bp", "file", r"\[output\]\.vtx_every: .*rods\.bp is a file"),
+    ("contacts-csv-folder", "dynamics", ROLLING, "contacts.csv", "folder", r"\[contact\]\.model = 'rolling': .*contacts\.csv is a folder"),
+    ("contacts-file", "dynamics", ROLLING, "contacts", "file", r"\[contact\]\.output_every: .*contacts is a file"),
+    ("contacts-pvd-folder", "dynamics", ROLLING, "contacts/contacts.pvd", "folder", r"\[contact\]\.output_every: .*contacts\.pvd is a folder"),
+    ("statics-npz-folder", "statics", STATICS, "statics.npz", "folder", r"the results: .*statics\.npz is a folder"),
+    ("statics-bp-file", "statics", STATICS.replace("vtx = false", "vtx = true"), "rods.bp", "file", r"\[output\]\.vtx: .*rods\.bp is a file"),
+    ("statics-vtu-folder", "statics", STATICS.replace("vtu = false", "vtu = true"), "rods.vtu", "folder", r"\[output\]\.vtu: .*rods\.vtu is a folder"),
+    ("statics-png-folder", "statics", STATICS.replace("plot = false", "plot = true"), "rods.png", "folder", r"\[output\]\.plot: .*rods\.png is a folder"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "text", "name", "kind", "pattern"), [c[1:] for c in OUTPUTS_IN_THE_WAY],
+                         ids=[c[0] for c in OUTPUTS_IN_THE_WAY])  # fmt: skip
+def test_output_in_the_way(command, text, name, kind, pattern, comm, shared_tmp, capsys):
+    """A file where the run writes a folder, or a folder where it writes a file: before any work."""
+    out = shared_tmp / "out"
+    if comm.rank == 0:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).mkdir() if kind == "folder" else (out / name).write_text("in the way")
+    case = _write(shared_tmp / "case.toml", text, comm)
+    _check([command, case, "--out", out, "--no-progress"], capsys, pattern)
+    written = {"series.npz", "statics.npz", "checkpoint", "contacts", "rods.bp"} - {
+        name.split("/")[0]
+    }
+    assert not any((out / w).exists() for w in written)
+
+
 # -- restarts --------------------------------------------------------------------------------------
 
 
@@ -358,43 +444,6 @@ def test_restart_checkpoint_of_another_mesh(comm, shared_tmp, capsys):
 
 
 # -- damaged checkpoints (of a run with rolling contact: its records are in the checkpoint) -------
-
-ROLLING = """
-[[rods]]
-name = "rod"
-curve = "straight"
-start = [-0.0084524, -0.2, 0.0181262]
-end = [-0.0084524, 0.2, 0.0181262]
-elements = 4
-
-[section]
-radius = 0.02
-E = 1e7
-nu = 0.3
-density = 1000.0
-
-[[loads]]
-type = "gravity"
-
-[time]
-t_end = 0.02
-dt = 0.01
-
-[contact]
-model = "rolling"
-margin = 0.005
-self_contact = false
-touch_tolerance = 1e-5
-
-[[contact.obstacles]]
-type = "plane"
-normal = [-0.42262, 0.0, 0.90631]
-name = "slope"
-
-[output]
-vtx_every = 1
-checkpoint_every = 1
-"""
 
 
 @pytest.fixture(scope="module")

@@ -299,8 +299,16 @@ class DynamicProblem:
             ConvergenceError: On every rank, when a step fails at the smallest step; the rods
                 then hold the last good state (also written to ``checkpoint`` when given).
         """
-        size = min(self._next_dt if self._next_dt is not None else stepping.dt, stepping.dt)
         comm = self._rod.mesh.comm
+        message = None
+        if not np.isfinite(t_end):
+            message = f"t_end must be a finite time, got {t_end!r}."
+        elif not (isinstance(checkpoint_every, int) and checkpoint_every >= 0):
+            message = (
+                f"checkpoint_every must be an integer >= 0 (0: none), got {checkpoint_every!r}."
+            )
+        raise_collectively(comm, message)
+        size = min(self._next_dt if self._next_dt is not None else stepping.dt, stepping.dt)
         taken = 0
         with Progress(comm, "time", total=t_end, enabled=progress) as bar:
 

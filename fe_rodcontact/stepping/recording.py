@@ -18,7 +18,7 @@ import dolfinx.io
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.stepping.checkpoint import (
     gather_cell_values,
     load_npz,
@@ -102,10 +102,12 @@ class FieldWriter:
         every: int = 1,
         frames: str | Path | None = None,
     ):
+        if not (isinstance(every, int) and every >= 1):
+            raise InputError(f"FieldWriter writes every k >= 1 steps, got every = {every!r}.")
         self._comm = comm
         self._functions = list(functions)
         self._writer = dolfinx.io.VTXWriter(comm, str(path), functions, engine="BP4")
-        self._every = max(1, int(every))
+        self._every = every
         self._frames = None if frames is None else Path(frames)
 
     def write(self, step: int, t: float) -> None:
