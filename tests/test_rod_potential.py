@@ -81,7 +81,7 @@ def _static_contact(rod, supports, contact, prefix):
     comm = rod.mesh.comm
     scene = ContactScene(rod, margin=0.01, centreline="basis")
     scene.add("rods", contact)
-    scene.attach("static")
+    scene.attach("static", rod)
     conditions = SupportConditions(rod, supports)
     options = default_newton_options(comm)
     options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))

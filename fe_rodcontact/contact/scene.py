@@ -33,6 +33,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import ContactSearch
@@ -105,23 +106,30 @@ class ContactScene:
         output: ContactOutput | None = None,
         output_every: int = 1,
     ):
+        if not isinstance(rod, CosseratRod):
+            raise InputError(
+                f"ContactScene takes the rods (a CosseratRod), got {type(rod).__name__}."
+            )
         rods = rod.rods
         values = [s.radius for s in rod.sections] if radii is None else radii
-        radius_values = np.asarray(values, dtype=float).ravel()
+        try:
+            radius_values = np.asarray(values, dtype=float).ravel()
+        except (TypeError, ValueError):
+            radius_values = np.zeros(0)  # not numbers: reported as such below
         message = None
         if len(radius_values) != rods.num_rods:
-            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
+            message = f"radii must be {rods.num_rods} numbers, one per rod, got {radii!r}."
         elif not np.all(np.isfinite(radius_values) & (radius_values > 0)):
             i = int(np.flatnonzero(~(np.isfinite(radius_values) & (radius_values > 0)))[0])
             message = (
-                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
+                f"rod {rods.names[i]!r} has contact radius {float(radius_values[i])!r}; give its "
                 "section a radius (Section.circular(radius=...) or Section(..., radius=...)), "
                 "or give radii."
             )
-        elif margin is not None and not (np.isfinite(margin) and margin > 0):
+        elif margin is not None and (problem := _positive("margin", margin)) is not None:
             message = (
-                f"contact margin must be positive, got {margin!r}; take a fraction of the rod "
-                "radius (e.g. 0.1 R) plus the distance the rods move in one step."
+                f"{problem}; take a fraction of the rod radius (e.g. 0.1 R) plus the distance "
+                "the rods move in one step."
             )
         elif centreline is not None and centreline not in CENTRELINES:
             message = f"unknown centreline {centreline!r}; use one of {list(CENTRELINES)}."
@@ -183,10 +191,15 @@ class ContactScene:
                 "the problem after the last ContactScene.add."
             )
         elif model is not None and not isinstance(model, ContactModel):
+            given = (
+                f"the class {model.__name__}; give an instance, e.g. {model.__name__}(...)"
+                if isinstance(model, type)
+                else type(model).__name__
+            )
             message = (
                 f"ContactScene.add takes a contact model (RollingContact, ObstaclePotential, "
                 f"RodRodPotential, or a ContactModel of your own: the base class gives every "
-                f"stage of a step, snapshot/restore included), got {type(model).__name__}."
+                f"stage of a step, snapshot/restore included), got {given}."
             )
         elif model is not None and model.scene is not None and model.scene is not self:
             message = (
@@ -257,18 +270,23 @@ class ContactScene:
         return None if self._tracker is None else self._tracker.current
 
     # -- a problem takes the scene -------------------------------------------------------------
-    def attach(self, scheme: str) -> None:
-        """Build the search and bind the models for a problem with ``scheme`` (once).
+    def attach(self, scheme: str, rod: CosseratRod) -> None:
+        """Build the search and bind the models for a problem of ``rod`` with ``scheme`` (once).
 
         Raises:
-            InputError: On every rank, when the scene is already in a problem, has no target,
-                or a model cannot take part in steps of ``scheme``.
+            InputError: On every rank, when the scene was built on other rods, is already in a
+                problem, has no target, or a model cannot take part in steps of ``scheme``.
         """
         rods = self._rod.rods
         message = None
         one_point = any(m.one_point_per_element for m in self._models)
         line_points = self._line_points or (1 if one_point else 2)
-        if self._attached is not None:
+        if rod is not self._rod:
+            message = (
+                "the contact scene was built on other rods than the problem's; build it on the "
+                "CosseratRod you give the problem: ContactScene(rod, ...)."
+            )
+        elif self._attached is not None:
             message = (
                 "this contact scene is already in a problem; make one scene per problem "
                 "(its models hold the state of that problem's run)."
@@ -464,6 +482,15 @@ class ContactScene:
         self._written = [(int(step), float(t)) for step, t in frames.reshape(-1, 2)]
         if self._output is not None:
             self._output.resume(self._written)
+
+
+def _positive(name: str, value: object) -> str | None:
+    """Why ``value`` is not a positive number, or None."""
+    try:
+        arguments.positive(name, value)
+    except InputError as error:
+        return str(error)
+    return None
 
 
 def _prefixed(arrays: dict[str, npt.NDArray[np.generic]], prefix: str) -> dict:
