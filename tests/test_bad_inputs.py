@@ -117,6 +117,72 @@ vtx_every = 1
 checkpoint_every = 1
 """
 
+POTENTIAL = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [-0.0093, 0.0, 0.01994]
+end = [0.44386, 0.0, 0.23125]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[time]
+t_end = 0.002
+dt = 0.001
+
+[contact]
+margin = 0.005
+law = { name = "repulsive", coefficient = 3e-21, exponent = 8 }
+damping = { coefficient = 4e-20, exponent = 8 }
+friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }
+
+[[contact.obstacles]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [-0.42262, 0.0, 0.90631]
+name = "slope"
+
+[output]
+vtx_every = 0
+"""
+
+TWO_RODS = """
+[[rods]]
+name = "a"
+curve = "straight"
+start = [0, 0, 0]
+end = [1, 0, 0]
+elements = 4
+
+[[rods]]
+name = "b"
+curve = "straight"
+start = [0.5, -0.5, 0.05]
+end = [0.5, 0.5, 0.05]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[time]
+t_end = 0.002
+dt = 0.001
+
+[contact]
+margin = 0.005
+
+[output]
+vtx_every = 0
+"""
+
 # (id, base case, (old, new) replacement or text to append, message pattern)
 STATICS_CASES = [
     ("toml-syntax", STATICS, ("elements = 4", "elements = = 4"), r"case.toml: not valid TOML"),
@@ -171,6 +237,75 @@ DYNAMICS_CASES = [
     ("velocity-name", DYNAMICS, "[initial]\nvelocity = ['0', 'q', '0']\n", r"initial\.velocity\[1\]: expression 'q': unknown name"),
     ("velocity-attr", DYNAMICS, "[initial]\nvelocity = ['x.real', '0', '0']\n", r"initial\.velocity\[0\]: .*Attribute is not allowed"),
     ("output-every", DYNAMICS, ("vtx_every = 0", "vtx_every = 'often'"), r"output\.vtx_every must be an integer"),
+]  # fmt: skip
+
+# Every key of [contact] with a bad value: one line naming the key (contact.<key>, or the table
+# "contact:" for the model's and the scene's own arguments) and the fix.
+LAW = 'law = { name = "repulsive", coefficient = 3e-21, exponent = 8 }'
+DAMPING = "damping = { coefficient = 4e-20, exponent = 8 }"
+FRICTION = "friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }"
+PLANE = 'type = "plane"\npoint = [0.0, 0.0, 0.0]\nnormal = [-0.42262, 0.0, 0.90631]'
+CYLINDER = 'type = "cylinder"\npoint = [0.0, 0.0, -1.0]\naxis = [0, 1, 0]\nradius = 1.0'
+SLOPE = f'[[contact.obstacles]]\n{PLANE}\nname = "slope"'
+ROD_LAW = 'rod_law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }'
+MARGIN = "margin = 0.005"
+TOUCH = "touch_tolerance = 1e-5"
+CONTACT_CASES = [
+    ("model", POTENTIAL, (MARGIN, 'model = "magnetic"\n' + MARGIN), r"contact: model 'magnetic' unknown"),
+    ("margin-negative", POTENTIAL, (MARGIN, "margin = -1.0"), r"contact: margin must be positive, got -1\.0; take a fraction"),
+    ("margin-nan", POTENTIAL, (MARGIN, "margin = nan"), r"contact: margin must be finite"),
+    ("centreline", POTENTIAL, (MARGIN, MARGIN + "\ncentreline = 'wiggly'"), r"contact: unknown centreline 'wiggly'"),
+    ("self-contact", POTENTIAL, (MARGIN, MARGIN + "\nself_contact = 'yes'"), r"contact\.self_contact must be true or false"),
+    ("output-every", POTENTIAL, (MARGIN, MARGIN + "\noutput_every = -1"), r"contact: output_every must be an integer >= 0"),
+    ("pairs-word", TWO_RODS, (MARGIN, MARGIN + "\npairs = 'some'"), r"contact: pairs must be 'all' or a list"),
+    ("pairs-one-name", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a"]]'), r"contact: pairs\[0\] must name two rods"),
+    ("pairs-three-names", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "b", "a"]]'), r"contact: pairs\[0\] must name two rods"),
+    ("pairs-unknown-rod", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "c"]]'), r"contact\.pairs\[0\]: .*unknown rod 'c'"),
+    ("pairs-twice", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "b"], ["b", "a"]]'), r"contact\.pairs\[1\]: rods 'a' and 'b' declared twice"),
+    ("law-without-obstacle", TWO_RODS, (MARGIN, MARGIN + "\n" + LAW), r"contact\.law acts between the rods and obstacles, but there is no \[\[contact\.obstacles\]\]"),
+    ("damping-without-obstacle", TWO_RODS, (MARGIN, MARGIN + "\n" + DAMPING), r"contact\.damping acts between the rods and obstacles"),
+    ("law-missing", POTENTIAL, (LAW + "\n", ""), r"contact\.law is missing"),
+    ("law-no-name", POTENTIAL, (LAW, "law = { coefficient = 3e-21 }"), r"contact\.law needs name"),
+    ("law-unknown", POTENTIAL, ('name = "repulsive"', 'name = "sticky"'), r"contact\.law: unknown contact law 'sticky'"),
+    ("law-friction", POTENTIAL, (LAW, 'law = { name = "coulomb", friction_coefficient = 0.3, regularization_velocity = 1e-3 }'), r"contact\.law: 'coulomb' is a CoulombFrictionLaw, not a conservative law"),
+    ("law-coefficient", POTENTIAL, ("coefficient = 3e-21", "coefficient = -3e-21"), r"contact\.law: RepulsiveLaw: coefficient must be positive"),
+    ("law-parameter", POTENTIAL, ("exponent = 8 }\ndamping", "exponent = 8, stiff = 1 }\ndamping"), r"contact\.law: contact law 'repulsive' has no parameter 'stiff'"),
+    ("law-overflows", POTENTIAL, ("exponent = 8 }\ndamping", "exponent = 800 }\ndamping"), r"contact\.law: RepulsiveLaw overflows at gap 0\.005 \(the search margin\): its energy is inf"),
+    ("damping-coefficient", POTENTIAL, (DAMPING, "damping = { coefficient = -4e-20 }"), r"contact\.damping: DampingLaw: coefficient must be positive"),
+    ("damping-key", POTENTIAL, (DAMPING, "damping = { coef = 4e-20 }"), r"contact\.damping has no key 'coef'; its keys are"),
+    ("damping-overflows", POTENTIAL, (DAMPING, "damping = { coefficient = 4e-20, exponent = 900 }"), r"contact\.damping: DampingLaw overflows at gap 0\.005"),
+    ("friction-coefficient", POTENTIAL, ("friction_coefficient = 0.3", "friction_coefficient = -0.3"), r"contact\.friction: CoulombFrictionLaw: friction_coefficient must be non-negative"),
+    ("friction-key", POTENTIAL, ("friction_coefficient = 0.3", "mu = 0.3"), r"contact\.friction has no key 'mu'"),
+    ("friction-missing-key", POTENTIAL, (FRICTION, "friction = { friction_coefficient = 0.3 }"), r"contact\.friction needs regularization_velocity"),
+    ("obstacle-type", POTENTIAL, ('type = "plane"', 'type = "sphere"'), r"contact\.obstacles\[0\]: type 'sphere' unknown"),
+    ("obstacle-point", POTENTIAL, ("point = [0.0, 0.0, 0.0]", "point = [nan, 0.0, 0.0]"), r"contact\.obstacles\[0\]: plane 'slope': point must be 3 finite numbers"),
+    ("obstacle-normal-zero", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]", "normal = [0, 0, 0]"), r"contact\.obstacles\[0\]: plane 'slope': normal must be a non-zero vector"),
+    ("obstacle-normal-missing", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]\n", ""), r"contact\.obstacles\[0\]: a plane needs normal"),
+    ("obstacle-velocity", POTENTIAL, ('name = "slope"', 'name = "slope"\nvelocity = [inf, 0, 0]'), r"contact\.obstacles\[0\]: plane 'slope': velocity must be 3 finite"),
+    ("obstacle-axis-on-plane", POTENTIAL, ('name = "slope"', 'name = "slope"\naxis = [0, 0, 1]'), r"contact\.obstacles\[0\]: axis is for a cylinder, not a plane"),
+    ("obstacle-inside-on-plane", POTENTIAL, ('name = "slope"', 'name = "slope"\ninside = true'), r"contact\.obstacles\[0\]: inside is for a cylinder, not a plane"),
+    ("obstacle-velocity-on-cylinder", POTENTIAL, (PLANE, CYLINDER + "\nvelocity = [1, 0, 0]"), r"contact\.obstacles\[0\]: velocity is for a plane, not a cylinder"),
+    ("obstacle-cylinder-no-axis", POTENTIAL, (PLANE, 'type = "cylinder"\nradius = 1.0'), r"contact\.obstacles\[0\]: a cylinder needs axis"),
+    ("obstacle-axis-zero", POTENTIAL, (PLANE, CYLINDER.replace("[0, 1, 0]", "[0, 0, 0]")), r"contact\.obstacles\[0\]: cylinder 'slope': axis must be a non-zero vector"),
+    ("obstacle-radius", POTENTIAL, (PLANE, CYLINDER.replace("radius = 1.0", "radius = -1.0")), r"contact\.obstacles\[0\]: cylinder 'slope': radius must be positive"),
+    ("obstacle-name", POTENTIAL, ('name = "slope"', 'name = ""'), r"contact\.obstacles\[0\]: plane name must be a non-empty string"),
+    ("obstacle-twice", POTENTIAL, SLOPE, r"contact\.obstacles\[1\]: obstacle 'slope' is the surface of obstacle 'slope': its forces would count twice"),
+    ("obstacle-same-plane", POTENTIAL, SLOPE.replace("[0.0, 0.0, 0.0]", "[0.90631, 0.0, 0.42262]").replace('"slope"', '"again"'), r"contact\.obstacles\[1\]: obstacle 'again' is the surface of obstacle 'slope'"),
+    ("obstacle-name-twice", POTENTIAL, SLOPE.replace("[0.0, 0.0, 0.0]", "[0.0, 0.0, -1.0]"), r"contact\.obstacles\[1\]: two obstacles are named 'slope'"),
+    ("obstacle-penetrated", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]", "normal = [1.0, 0.0, 1.0]"), r"at the start, rod 'rod' has gap -0\.0124.* <= 0 to obstacle 'slope'"),
+    ("rod-law-friction", TWO_RODS, (MARGIN, MARGIN + '\nrod_law = { name = "coulomb", friction_coefficient = 0.3 }'), r"contact\.rod_law: 'coulomb' is a CoulombFrictionLaw, not a conservative law; .*contact\.rod_friction"),
+    ("rod-law-overflows", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW.replace("exponent = 8", "exponent = 700")), r"contact\.rod_law: RepulsiveLaw overflows at gap 0\.005"),
+    ("rod-damping", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW + "\nrod_damping = { coefficient = -1 }"), r"contact\.rod_damping: DampingLaw: coefficient must be positive"),
+    ("rod-damping-without-law", TWO_RODS, (MARGIN, MARGIN + "\nrod_damping = { coefficient = 1.0 }"), r"contact\.rod_damping and contact\.rod_friction need contact\.rod_law"),
+    ("rod-friction", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW + "\nrod_friction = { friction_coefficient = 0.3 }"), r"contact\.rod_friction needs regularization_velocity"),
+    ("rolling-with-law", ROLLING, (TOUCH, TOUCH + "\n" + LAW), r"contact\.law is a contact law, which model = 'rolling' does not use"),
+    ("rolling-key-on-potential", POTENTIAL, (MARGIN, MARGIN + "\nunilateral = true"), r"contact\.unilateral belongs to model = 'rolling'"),
+    ("unilateral", ROLLING, (TOUCH, TOUCH + "\nunilateral = 'no'"), r"contact\.unilateral must be true or false"),
+    ("friction-coefficient-rolling", ROLLING, (TOUCH, TOUCH + "\nfriction_coefficient = -0.5"), r"contact: friction_coefficient must be positive"),
+    ("slide-outside-cone", ROLLING, (TOUCH, TOUCH + "\nslide_outside_cone = true"), r"contact: slide_outside_cone needs a friction_coefficient"),
+    ("impacts", ROLLING, (TOUCH, TOUCH + "\nimpacts = 'bounce'"), r"contact: unknown impacts treatment 'bounce'"),
+    ("touch-tolerance-negative", ROLLING, (TOUCH, "touch_tolerance = -1e-5"), r"contact: touch_tolerance must be non-negative, got -1e-05"),
+    ("touch-tolerance-nan", ROLLING, (TOUCH, "touch_tolerance = nan"), r"contact: touch_tolerance must be finite, got nan"),
 ]  # fmt: skip
 
 STRINGS_CASES = [
@@ -248,6 +383,20 @@ def test_bad_statics_case(base, change, pattern, comm, shared_tmp, capsys):
 def test_bad_dynamics_case(base, change, pattern, comm, shared_tmp, capsys):
     case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
     _check(["dynamics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+@pytest.mark.parametrize(("base", "change", "pattern"), [c[1:] for c in CONTACT_CASES],
+                         ids=[c[0] for c in CONTACT_CASES])  # fmt: skip
+def test_bad_contact_table(base, change, pattern, comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
+    _check(["dynamics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+def test_statics_case_with_contact(comm, shared_tmp, capsys):
+    """[contact] belongs to dynamics: the message says which command runs the case."""
+    case = _write(shared_tmp / "case.toml", STATICS + "\n[contact]\nmargin = 0.01\n", comm)
+    pattern = r"unknown key contact: \[contact\] is a table of dynamics cases; run this case with `fe-rodcontact dynamics`"
+    _check(["statics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
 
 
 @pytest.mark.parametrize(("flags", "pattern"), [c[1:] for c in STRINGS_CASES],
