@@ -1,11 +1,12 @@
 """The package's layers: every module imports only from its own layer and those below it.
 
-The layers, bottom to top (docs/architecture.md): the base modules (errors, the DOLFINx version
-check, expressions), ``rods`` (the model), ``solvers`` (Newton and the bordered solve: no rods,
-no contact), ``contact.geometry`` (where things touch), ``contact`` (the models, their laws and
-the scene), ``stepping`` (schemes, the stepper, the problems), ``strings`` (the reduced model),
-``io`` (files), ``cli`` (the command and case files). The package's ``__init__`` files only
-re-export. Checked on the import statements of every module (runtime and type-checking ones).
+The layers, bottom to top (docs/architecture.md): the base modules (errors, checks of
+arguments, the DOLFINx version check, expressions), ``rods`` (the model), ``solvers`` (Newton
+and the bordered solve: no rods, no contact), ``contact.geometry`` (where things touch),
+``contact`` (the models, their laws and the scene), ``stepping`` (schemes, the stepper, the
+problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the command and case
+files). The package's ``__init__`` files only re-export. Checked on the import statements of
+every module (runtime and type-checking ones).
 """
 
 import ast
@@ -15,7 +16,12 @@ import pytest
 from conftest import REPO
 
 LAYERS = (
-    ("fe_rodcontact.errors", "fe_rodcontact.compat", "fe_rodcontact.expressions"),
+    (
+        "fe_rodcontact.errors",
+        "fe_rodcontact.arguments",
+        "fe_rodcontact.compat",
+        "fe_rodcontact.expressions",
+    ),
     ("fe_rodcontact.rods",),
     ("fe_rodcontact.solvers",),
     ("fe_rodcontact.contact.geometry",),

@@ -7,9 +7,11 @@ and in CI). Exit codes: 2 bad input (argparse also exits 2 for a bad flag).
 """
 
 import re
+import shutil
 
 from mpi4py import MPI
 
+import numpy as np
 import pytest
 
 from fe_rodcontact.cli import main
@@ -78,6 +80,109 @@ dt = 0.1
 vtx_every = 0
 """
 
+ROLLING = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [-0.0084524, -0.2, 0.0181262]
+end = [-0.0084524, 0.2, 0.0181262]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[[loads]]
+type = "gravity"
+
+[time]
+t_end = 0.02
+dt = 0.01
+
+[contact]
+model = "rolling"
+margin = 0.005
+self_contact = false
+touch_tolerance = 1e-5
+
+[[contact.obstacles]]
+type = "plane"
+normal = [-0.42262, 0.0, 0.90631]
+name = "slope"
+
+[output]
+vtx_every = 1
+checkpoint_every = 1
+"""
+
+POTENTIAL = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [-0.0093, 0.0, 0.01994]
+end = [0.44386, 0.0, 0.23125]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[time]
+t_end = 0.002
+dt = 0.001
+
+[contact]
+margin = 0.005
+law = { name = "repulsive", coefficient = 3e-21, exponent = 8 }
+damping = { coefficient = 4e-20, exponent = 8 }
+friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }
+
+[[contact.obstacles]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [-0.42262, 0.0, 0.90631]
+name = "slope"
+
+[output]
+vtx_every = 0
+"""
+
+TWO_RODS = """
+[[rods]]
+name = "a"
+curve = "straight"
+start = [0, 0, 0]
+end = [1, 0, 0]
+elements = 4
+
+[[rods]]
+name = "b"
+curve = "straight"
+start = [0.5, -0.5, 0.05]
+end = [0.5, 0.5, 0.05]
+elements = 4
+
+[section]
+radius = 0.02
+E = 1e7
+nu = 0.3
+density = 1000.0
+
+[time]
+t_end = 0.002
+dt = 0.001
+
+[contact]
+margin = 0.005
+
+[output]
+vtx_every = 0
+"""
+
 # (id, base case, (old, new) replacement or text to append, message pattern)
 STATICS_CASES = [
     ("toml-syntax", STATICS, ("elements = 4", "elements = = 4"), r"case.toml: not valid TOML"),
@@ -115,7 +220,10 @@ STATICS_CASES = [
 
 DYNAMICS_CASES = [
     ("no-time", DYNAMICS, ("[time]\nt_end = 0.2\ndt = 0.1", ""), r"missing key time"),
-    ("t-end", DYNAMICS, ("t_end = 0.2", "t_end = -1.0"), r"t_end must be positive"),
+    ("t-end", DYNAMICS, ("t_end = 0.2", "t_end = -1.0"), r"time: t_end must be a positive number"),
+    ("t-end-inf", DYNAMICS, ("t_end = 0.2", "t_end = inf"), r"time: t_end must be a positive number, got inf"),
+    ("vtx-every-negative", DYNAMICS, ("vtx_every = 0", "vtx_every = -1"), r"output: vtx_every must be >= 0"),
+    ("checkpoint-every-negative", DYNAMICS, ("vtx_every = 0", "vtx_every = 0\ncheckpoint_every = -5"), r"output: checkpoint_every must be >= 0"),
     ("dt-zero", DYNAMICS, ("dt = 0.1", "dt = 0.0"), r"time step dt must be positive"),
     ("min-dt", DYNAMICS, ("dt = 0.1", "dt = 0.1\nmin_dt = 1.0"), r"min_dt must lie in \(0, dt\]"),
     ("integrator", DYNAMICS, ("dt = 0.1", "dt = 0.1\nintegrator = 'euler'"), r"integrator 'euler' unknown"),
@@ -129,6 +237,75 @@ DYNAMICS_CASES = [
     ("velocity-name", DYNAMICS, "[initial]\nvelocity = ['0', 'q', '0']\n", r"initial\.velocity\[1\]: expression 'q': unknown name"),
     ("velocity-attr", DYNAMICS, "[initial]\nvelocity = ['x.real', '0', '0']\n", r"initial\.velocity\[0\]: .*Attribute is not allowed"),
     ("output-every", DYNAMICS, ("vtx_every = 0", "vtx_every = 'often'"), r"output\.vtx_every must be an integer"),
+]  # fmt: skip
+
+# Every key of [contact] with a bad value: one line naming the key (contact.<key>, or the table
+# "contact:" for the model's and the scene's own arguments) and the fix.
+LAW = 'law = { name = "repulsive", coefficient = 3e-21, exponent = 8 }'
+DAMPING = "damping = { coefficient = 4e-20, exponent = 8 }"
+FRICTION = "friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }"
+PLANE = 'type = "plane"\npoint = [0.0, 0.0, 0.0]\nnormal = [-0.42262, 0.0, 0.90631]'
+CYLINDER = 'type = "cylinder"\npoint = [0.0, 0.0, -1.0]\naxis = [0, 1, 0]\nradius = 1.0'
+SLOPE = f'[[contact.obstacles]]\n{PLANE}\nname = "slope"'
+ROD_LAW = 'rod_law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }'
+MARGIN = "margin = 0.005"
+TOUCH = "touch_tolerance = 1e-5"
+CONTACT_CASES = [
+    ("model", POTENTIAL, (MARGIN, 'model = "magnetic"\n' + MARGIN), r"contact: model 'magnetic' unknown"),
+    ("margin-negative", POTENTIAL, (MARGIN, "margin = -1.0"), r"contact: margin must be positive, got -1\.0; take a fraction"),
+    ("margin-nan", POTENTIAL, (MARGIN, "margin = nan"), r"contact: margin must be finite"),
+    ("centreline", POTENTIAL, (MARGIN, MARGIN + "\ncentreline = 'wiggly'"), r"contact: unknown centreline 'wiggly'"),
+    ("self-contact", POTENTIAL, (MARGIN, MARGIN + "\nself_contact = 'yes'"), r"contact\.self_contact must be true or false"),
+    ("output-every", POTENTIAL, (MARGIN, MARGIN + "\noutput_every = -1"), r"contact: output_every must be an integer >= 0"),
+    ("pairs-word", TWO_RODS, (MARGIN, MARGIN + "\npairs = 'some'"), r"contact: pairs must be 'all' or a list"),
+    ("pairs-one-name", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a"]]'), r"contact: pairs\[0\] must name two rods"),
+    ("pairs-three-names", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "b", "a"]]'), r"contact: pairs\[0\] must name two rods"),
+    ("pairs-unknown-rod", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "c"]]'), r"contact\.pairs\[0\]: .*unknown rod 'c'"),
+    ("pairs-twice", TWO_RODS, (MARGIN, MARGIN + '\npairs = [["a", "b"], ["b", "a"]]'), r"contact\.pairs\[1\]: rods 'a' and 'b' declared twice"),
+    ("law-without-obstacle", TWO_RODS, (MARGIN, MARGIN + "\n" + LAW), r"contact\.law acts between the rods and obstacles, but there is no \[\[contact\.obstacles\]\]"),
+    ("damping-without-obstacle", TWO_RODS, (MARGIN, MARGIN + "\n" + DAMPING), r"contact\.damping acts between the rods and obstacles"),
+    ("law-missing", POTENTIAL, (LAW + "\n", ""), r"contact\.law is missing"),
+    ("law-no-name", POTENTIAL, (LAW, "law = { coefficient = 3e-21 }"), r"contact\.law needs name"),
+    ("law-unknown", POTENTIAL, ('name = "repulsive"', 'name = "sticky"'), r"contact\.law: unknown contact law 'sticky'"),
+    ("law-friction", POTENTIAL, (LAW, 'law = { name = "coulomb", friction_coefficient = 0.3, regularization_velocity = 1e-3 }'), r"contact\.law: 'coulomb' is a CoulombFrictionLaw, not a conservative law"),
+    ("law-coefficient", POTENTIAL, ("coefficient = 3e-21", "coefficient = -3e-21"), r"contact\.law: RepulsiveLaw: coefficient must be positive"),
+    ("law-parameter", POTENTIAL, ("exponent = 8 }\ndamping", "exponent = 8, stiff = 1 }\ndamping"), r"contact\.law: contact law 'repulsive' has no parameter 'stiff'"),
+    ("law-overflows", POTENTIAL, ("exponent = 8 }\ndamping", "exponent = 800 }\ndamping"), r"contact\.law: RepulsiveLaw overflows at gap 0\.005 \(the search margin\): its energy is inf"),
+    ("damping-coefficient", POTENTIAL, (DAMPING, "damping = { coefficient = -4e-20 }"), r"contact\.damping: DampingLaw: coefficient must be positive"),
+    ("damping-key", POTENTIAL, (DAMPING, "damping = { coef = 4e-20 }"), r"contact\.damping has no key 'coef'; its keys are"),
+    ("damping-overflows", POTENTIAL, (DAMPING, "damping = { coefficient = 4e-20, exponent = 900 }"), r"contact\.damping: DampingLaw overflows at gap 0\.005"),
+    ("friction-coefficient", POTENTIAL, ("friction_coefficient = 0.3", "friction_coefficient = -0.3"), r"contact\.friction: CoulombFrictionLaw: friction_coefficient must be non-negative"),
+    ("friction-key", POTENTIAL, ("friction_coefficient = 0.3", "mu = 0.3"), r"contact\.friction has no key 'mu'"),
+    ("friction-missing-key", POTENTIAL, (FRICTION, "friction = { friction_coefficient = 0.3 }"), r"contact\.friction needs regularization_velocity"),
+    ("obstacle-type", POTENTIAL, ('type = "plane"', 'type = "sphere"'), r"contact\.obstacles\[0\]: type 'sphere' unknown"),
+    ("obstacle-point", POTENTIAL, ("point = [0.0, 0.0, 0.0]", "point = [nan, 0.0, 0.0]"), r"contact\.obstacles\[0\]: plane 'slope': point must be 3 finite numbers"),
+    ("obstacle-normal-zero", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]", "normal = [0, 0, 0]"), r"contact\.obstacles\[0\]: plane 'slope': normal must be a non-zero vector"),
+    ("obstacle-normal-missing", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]\n", ""), r"contact\.obstacles\[0\]: a plane needs normal"),
+    ("obstacle-velocity", POTENTIAL, ('name = "slope"', 'name = "slope"\nvelocity = [inf, 0, 0]'), r"contact\.obstacles\[0\]: plane 'slope': velocity must be 3 finite"),
+    ("obstacle-axis-on-plane", POTENTIAL, ('name = "slope"', 'name = "slope"\naxis = [0, 0, 1]'), r"contact\.obstacles\[0\]: axis is for a cylinder, not a plane"),
+    ("obstacle-inside-on-plane", POTENTIAL, ('name = "slope"', 'name = "slope"\ninside = true'), r"contact\.obstacles\[0\]: inside is for a cylinder, not a plane"),
+    ("obstacle-velocity-on-cylinder", POTENTIAL, (PLANE, CYLINDER + "\nvelocity = [1, 0, 0]"), r"contact\.obstacles\[0\]: velocity is for a plane, not a cylinder"),
+    ("obstacle-cylinder-no-axis", POTENTIAL, (PLANE, 'type = "cylinder"\nradius = 1.0'), r"contact\.obstacles\[0\]: a cylinder needs axis"),
+    ("obstacle-axis-zero", POTENTIAL, (PLANE, CYLINDER.replace("[0, 1, 0]", "[0, 0, 0]")), r"contact\.obstacles\[0\]: cylinder 'slope': axis must be a non-zero vector"),
+    ("obstacle-radius", POTENTIAL, (PLANE, CYLINDER.replace("radius = 1.0", "radius = -1.0")), r"contact\.obstacles\[0\]: cylinder 'slope': radius must be positive"),
+    ("obstacle-name", POTENTIAL, ('name = "slope"', 'name = ""'), r"contact\.obstacles\[0\]: plane name must be a non-empty string"),
+    ("obstacle-twice", POTENTIAL, SLOPE, r"contact\.obstacles\[1\]: obstacle 'slope' is the surface of obstacle 'slope': its forces would count twice"),
+    ("obstacle-same-plane", POTENTIAL, SLOPE.replace("[0.0, 0.0, 0.0]", "[0.90631, 0.0, 0.42262]").replace('"slope"', '"again"'), r"contact\.obstacles\[1\]: obstacle 'again' is the surface of obstacle 'slope'"),
+    ("obstacle-name-twice", POTENTIAL, SLOPE.replace("[0.0, 0.0, 0.0]", "[0.0, 0.0, -1.0]"), r"contact\.obstacles\[1\]: two obstacles are named 'slope'"),
+    ("obstacle-penetrated", POTENTIAL, ("normal = [-0.42262, 0.0, 0.90631]", "normal = [1.0, 0.0, 1.0]"), r"at the start, rod 'rod' has gap -0\.0124.* <= 0 to obstacle 'slope'"),
+    ("rod-law-friction", TWO_RODS, (MARGIN, MARGIN + '\nrod_law = { name = "coulomb", friction_coefficient = 0.3 }'), r"contact\.rod_law: 'coulomb' is a CoulombFrictionLaw, not a conservative law; .*contact\.rod_friction"),
+    ("rod-law-overflows", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW.replace("exponent = 8", "exponent = 700")), r"contact\.rod_law: RepulsiveLaw overflows at gap 0\.005"),
+    ("rod-damping", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW + "\nrod_damping = { coefficient = -1 }"), r"contact\.rod_damping: DampingLaw: coefficient must be positive"),
+    ("rod-damping-without-law", TWO_RODS, (MARGIN, MARGIN + "\nrod_damping = { coefficient = 1.0 }"), r"contact\.rod_damping and contact\.rod_friction need contact\.rod_law"),
+    ("rod-friction", TWO_RODS, (MARGIN, MARGIN + "\n" + ROD_LAW + "\nrod_friction = { friction_coefficient = 0.3 }"), r"contact\.rod_friction needs regularization_velocity"),
+    ("rolling-with-law", ROLLING, (TOUCH, TOUCH + "\n" + LAW), r"contact\.law is a contact law, which model = 'rolling' does not use"),
+    ("rolling-key-on-potential", POTENTIAL, (MARGIN, MARGIN + "\nunilateral = true"), r"contact\.unilateral belongs to model = 'rolling'"),
+    ("unilateral", ROLLING, (TOUCH, TOUCH + "\nunilateral = 'no'"), r"contact\.unilateral must be true or false"),
+    ("friction-coefficient-rolling", ROLLING, (TOUCH, TOUCH + "\nfriction_coefficient = -0.5"), r"contact: friction_coefficient must be positive"),
+    ("slide-outside-cone", ROLLING, (TOUCH, TOUCH + "\nslide_outside_cone = true"), r"contact: slide_outside_cone needs a friction_coefficient"),
+    ("impacts", ROLLING, (TOUCH, TOUCH + "\nimpacts = 'bounce'"), r"contact: unknown impacts treatment 'bounce'"),
+    ("touch-tolerance-negative", ROLLING, (TOUCH, "touch_tolerance = -1e-5"), r"contact: touch_tolerance must be non-negative, got -1e-05"),
+    ("touch-tolerance-nan", ROLLING, (TOUCH, "touch_tolerance = nan"), r"contact: touch_tolerance must be finite, got nan"),
 ]  # fmt: skip
 
 STRINGS_CASES = [
@@ -206,6 +383,20 @@ def test_bad_statics_case(base, change, pattern, comm, shared_tmp, capsys):
 def test_bad_dynamics_case(base, change, pattern, comm, shared_tmp, capsys):
     case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
     _check(["dynamics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+@pytest.mark.parametrize(("base", "change", "pattern"), [c[1:] for c in CONTACT_CASES],
+                         ids=[c[0] for c in CONTACT_CASES])  # fmt: skip
+def test_bad_contact_table(base, change, pattern, comm, shared_tmp, capsys):
+    case = _write(shared_tmp / "case.toml", _mutate(base, change), comm)
+    _check(["dynamics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
+
+
+def test_statics_case_with_contact(comm, shared_tmp, capsys):
+    """[contact] belongs to dynamics: the message says which command runs the case."""
+    case = _write(shared_tmp / "case.toml", STATICS + "\n[contact]\nmargin = 0.01\n", comm)
+    pattern = r"unknown key contact: \[contact\] is a table of dynamics cases; run this case with `fe-rodcontact dynamics`"
+    _check(["statics", case, "--out", shared_tmp / "out", "--no-progress"], capsys, pattern)
 
 
 @pytest.mark.parametrize(("flags", "pattern"), [c[1:] for c in STRINGS_CASES],
@@ -319,6 +510,52 @@ def test_bad_strings_output(flag, where, pattern, comm, shared_tmp, capsys):
     _check(argv, capsys, pattern)
 
 
+# -- what a run writes into its output folder: checked before any work ---------------------------
+
+SERIES_NAMES = ["/proc/x.npz", "", "../x.npz", "{tmp}/x.npz", "sub/x.npz", "x.txt"]
+
+
+@pytest.mark.parametrize("name", SERIES_NAMES, ids=["unwritable", "empty", "parent", "absolute", "below", "suffix"])  # fmt: skip
+def test_bad_series_name(name, comm, shared_tmp, capsys):
+    name = name.format(tmp=shared_tmp)
+    case = _write(shared_tmp / "case.toml", DYNAMICS + f"series = {name!r}\n", comm)
+    argv = ["dynamics", case, "--out", shared_tmp / "out", "--no-progress"]
+    _check(
+        argv, capsys, r"output: series = .* must be a file name ending in \.npz, without a folder"
+    )
+    assert not (shared_tmp / "x.npz").exists() and not (shared_tmp / "out" / "checkpoint").exists()
+
+
+OUTPUTS_IN_THE_WAY = [
+    ("series-folder", "dynamics", DYNAMICS, "series.npz", "folder", r"\[output\]\.series: .*series\.npz is a folder"),
+    ("checkpoint-file", "dynamics", DYNAMICS, "checkpoint", "file", r"the checkpoint .*checkpoint is a file, but the run writes a folder"),
+    ("rods-bp-file", "dynamics", DYNAMICS.replace("vtx_every = 0", "vtx_every = 1"), "rods.bp", "file", r"\[output\]\.vtx_every: .*rods\.bp is a file"),
+    ("contacts-csv-folder", "dynamics", ROLLING, "contacts.csv", "folder", r"\[contact\]\.model = 'rolling': .*contacts\.csv is a folder"),
+    ("contacts-file", "dynamics", ROLLING, "contacts", "file", r"\[contact\]\.output_every: .*contacts is a file"),
+    ("contacts-pvd-folder", "dynamics", ROLLING, "contacts/contacts.pvd", "folder", r"\[contact\]\.output_every: .*contacts\.pvd is a folder"),
+    ("statics-npz-folder", "statics", STATICS, "statics.npz", "folder", r"the results: .*statics\.npz is a folder"),
+    ("statics-bp-file", "statics", STATICS.replace("vtx = false", "vtx = true"), "rods.bp", "file", r"\[output\]\.vtx: .*rods\.bp is a file"),
+    ("statics-vtu-folder", "statics", STATICS.replace("vtu = false", "vtu = true"), "rods.vtu", "folder", r"\[output\]\.vtu: .*rods\.vtu is a folder"),
+    ("statics-png-folder", "statics", STATICS.replace("plot = false", "plot = true"), "rods.png", "folder", r"\[output\]\.plot: .*rods\.png is a folder"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "text", "name", "kind", "pattern"), [c[1:] for c in OUTPUTS_IN_THE_WAY],
+                         ids=[c[0] for c in OUTPUTS_IN_THE_WAY])  # fmt: skip
+def test_output_in_the_way(command, text, name, kind, pattern, comm, shared_tmp, capsys):
+    """A file where the run writes a folder, or a folder where it writes a file: before any work."""
+    out = shared_tmp / "out"
+    if comm.rank == 0:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).mkdir() if kind == "folder" else (out / name).write_text("in the way")
+    case = _write(shared_tmp / "case.toml", text, comm)
+    _check([command, case, "--out", out, "--no-progress"], capsys, pattern)
+    written = {"series.npz", "statics.npz", "checkpoint", "contacts", "rods.bp"} - {
+        name.split("/")[0]
+    }
+    assert not any((out / w).exists() for w in written)
+
+
 # -- restarts --------------------------------------------------------------------------------------
 
 
@@ -353,3 +590,78 @@ def test_restart_checkpoint_of_another_mesh(comm, shared_tmp, capsys):
     )
     argv = ["dynamics", finer, "--out", out, "--restart", "--no-progress"]
     _check(argv, capsys, r"checkpoint .*state\.npz does not fit this case")
+
+
+# -- damaged checkpoints (of a run with rolling contact: its records are in the checkpoint) -------
+
+
+@pytest.fixture(scope="module")
+def rolling_run(tmp_path_factory):
+    """A finished 2-step run with rolling contact: its case and output folder (same on every rank)."""
+    comm = MPI.COMM_WORLD
+    folder = tmp_path_factory.mktemp("rolling") if comm.rank == 0 else None
+    folder = comm.bcast(folder, root=0)
+    case = _write(folder / "rolling.toml", ROLLING, comm)
+    assert main(["dynamics", str(case), "--out", str(folder / "out"), "--no-progress"]) == 0
+    assert (folder / "out" / "contacts.csv").exists()
+    return case, folder / "out"
+
+
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _flip_byte(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _rewrite(path, change):
+    with np.load(path) as stored:
+        arrays = dict(stored)
+    change(arrays)
+    np.savez(path, **arrays)
+
+
+def _fewer_columns(arrays):
+    arrays["contact_model0_records"] = arrays["contact_model0_records"][:, :3]
+
+
+def _short_gap(arrays):
+    arrays["contact_tracker_contacts_gap"] = arrays["contact_tracker_contacts_gap"][:1]
+
+
+def _short_series(arrays):
+    arrays["series_t"] = arrays["series_t"][:1]
+
+
+def _nan_field(arrays):
+    arrays["field_0"] = np.full_like(arrays["field_0"], np.nan)
+
+
+STATE = "checkpoint/state.npz"
+FRAME = "checkpoint/frames/frame_000000001.npz"
+DAMAGES = [
+    ("state-truncated", STATE, _truncate, r"checkpoint .*state\.npz cannot be read \(File is not a zip"),
+    ("state-bad-crc", STATE, _flip_byte, r"checkpoint .*state\.npz cannot be read"),
+    ("frame-truncated", FRAME, _truncate, r"stored field frame .*frame_000000001\.npz cannot be read"),
+    ("frame-without-time", FRAME, lambda p: _rewrite(p, lambda a: a.pop("t")), r"frame_000000001\.npz is damaged \(its array t"),
+    ("records-table", STATE, lambda p: _rewrite(p, _fewer_columns), r"checkpoint .*state\.npz is damaged \(ValueError"),
+    ("contact-set", STATE, lambda p: _rewrite(p, _short_gap), r"state\.npz is damaged .*gap has 1 rows"),
+    ("series-rows", STATE, lambda p: _rewrite(p, _short_series), r"state\.npz is damaged .*1 rows of the time series for 2 steps"),
+    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 0 holds values that are not finite"),
+    ("contact-frame-gone", "contacts/contacts_000001.vtu", lambda p: p.unlink(), r"contacts_000001\.vtu is missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("target", "damage", "pattern"), [d[1:] for d in DAMAGES],
+                         ids=[d[0] for d in DAMAGES])  # fmt: skip
+def test_restart_damaged_files(rolling_run, target, damage, pattern, comm, shared_tmp, capsys):
+    case, finished = rolling_run
+    out = shared_tmp / "damaged"
+    if comm.rank == 0:
+        shutil.copytree(finished, out)
+        damage(out / target)
+    comm.barrier()
+    _check(["dynamics", case, "--out", out, "--restart", "--no-progress"], capsys, pattern)

@@ -46,7 +46,7 @@ def test_rod_on_slope_case_runs(comm, shared_tmp):
         ((('name = "repulsive"', 'name = "sticky"'),), "contact.law"),
         ((("exponent = 8 }\ndamping", "exponent = 0.5 }\ndamping"),), "contact.law"),
         ((("normal = [-0.42262, 0.0, 0.90631]\n", ""),), "a plane needs normal"),
-        ((('type = "plane"', 'type = "sphere"'),), "contact.obstacles[0].type 'sphere' unknown"),
+        ((('type = "plane"', 'type = "sphere"'),), "contact.obstacles[0]: type 'sphere' unknown"),
         ((("margin = 0.005", "margin = -1.0"),), "margin must be positive"),
         ((("start = [-0.00930, 0.0, 0.01994]", "start = [-0.00930, 0.0, 0.0]"),), "gap"),
     ],

@@ -81,7 +81,7 @@ def _static_contact(rod, supports, contact, prefix):
     comm = rod.mesh.comm
     scene = ContactScene(rod, margin=0.01, centreline="basis")
     scene.add("rods", contact)
-    scene.attach("static")
+    scene.attach("static", rod)
     conditions = SupportConditions(rod, supports)
     options = default_newton_options(comm)
     options["snes_atol"] = scaled_absolute_tolerance(rod, float(options["snes_atol"]))
@@ -465,5 +465,5 @@ def test_contact_table_rod_law(comm):
     assert [type(c) for c in scene.models] == [RodRodPotential]
     with pytest.raises(InputError, match=r"need contact\.rod_law"):
         build_contact(ContactSpec(rod_damping={"coefficient": 1.0}), rod, None)
-    with pytest.raises(InputError, match="must be conservative laws"):
+    with pytest.raises(InputError, match=r"contact\.rod_law: 'damping' is a DampingLaw, not"):
         build_contact(ContactSpec(rod_law={"name": "damping", "coefficient": 1.0}), rod, None)

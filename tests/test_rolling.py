@@ -283,7 +283,7 @@ def test_sliding_rows_match_central_differences(comm):
     problem, _ = crossing_rods(comm)
     rolling2 = RollingContact(friction_coefficient=0.3, slide_outside_cone=True)
     scene = contact_scene(problem.rod, "rods", rolling2)
-    scene.attach("energy-momentum")
+    scene.attach("energy-momentum", problem.rod)
     scene.observe(0, 0.0)
     scene.begin_step(StepContext(t=0.0, dt=0.01, end=0.01, step=0, scheme="energy-momentum"))
     rolling2._now.sliding = {int(i) for i in rolling2._now.points.ids}

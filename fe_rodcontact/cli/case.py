@@ -317,6 +317,10 @@ class StaticsCase:
     output: OutputSpec = OutputSpec()
 
 
+DYNAMICS_TABLES = ("contact", "time", "initial")
+"""Top-level tables of dynamics cases that statics does not take (named in its message)."""
+
+
 def _convert(value: Any, annotation: Any, where: str) -> Any:
     """Check and convert a TOML value to a field's annotated type."""
     origin = typing.get_origin(annotation)
@@ -371,6 +375,11 @@ def _from_table(cls: type, table: dict[str, Any], where: str) -> Any:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(table) - set(fields))
+    if unknown and cls is StaticsCase and unknown[0] in DYNAMICS_TABLES:
+        raise InputError(
+            f"unknown key {unknown[0]}: [{unknown[0]}] is a table of dynamics cases; run this "
+            f"case with `fe-rodcontact dynamics`, or remove [{unknown[0]}] for statics."
+        )
     if unknown:
         prefix = f"{where}." if where else ""
         raise InputError(

@@ -52,11 +52,14 @@ from pathlib import Path
 from typing import Any
 
 from fe_rodcontact.contact import (
+    LAWS,
     ContactModel,
     ContactScene,
     CoulombFrictionLaw,
     Cylinder,
     DampingLaw,
+    DissipativeLaw,
+    NormalLaw,
     Obstacle,
     ObstaclePotential,
     Plane,
@@ -64,6 +67,7 @@ from fe_rodcontact.contact import (
     RollingContact,
     get_law,
 )
+from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.io.contact_points import ContactPointWriter
 from fe_rodcontact.rods.rod import CosseratRod
@@ -80,30 +84,40 @@ class ObstacleSpec:
     type: str
     point: tuple[float, float, float] = (0.0, 0.0, 0.0)
     normal: tuple[float, float, float] | None = None
-    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    velocity: tuple[float, float, float] | None = None
     axis: tuple[float, float, float] | None = None
     radius: float | None = None
-    inside: bool = False
+    inside: bool | None = None
     name: str | None = None
 
     def build(self, where: str) -> Obstacle:
-        """The obstacle."""
+        """The obstacle; ``where`` (``contact.obstacles[i]``) starts every message."""
+        try:
+            return self._build(where)
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
+
+    def _build(self, where: str) -> Obstacle:
+        if self.type not in ("plane", "cylinder"):
+            raise InputError(f"type {self.type!r} unknown; use 'plane' or 'cylinder'.")
+        wrong = PLANE_ONLY if self.type == "cylinder" else CYLINDER_ONLY
+        given = [key for key in wrong if getattr(self, key) is not None]
+        if given:
+            other = "plane" if self.type == "cylinder" else "cylinder"
+            raise InputError(f"{given[0]} is for a {other}, not a {self.type}; remove it.")
+        name = self.name if self.name is not None else where
         if self.type == "plane":
             if self.normal is None:
-                raise InputError(f"{where}: a plane needs normal = [nx, ny, nz].")
-            extra = [k for k in ("axis", "radius") if getattr(self, k) is not None]
-            if extra:
-                raise InputError(f"{where}: {extra[0]} is for cylinders, not planes.")
-            return Plane(self.point, self.normal, self.velocity, name=self.name or where)
-        if self.type == "cylinder":
-            if self.axis is None or self.radius is None:
-                raise InputError(f"{where}: a cylinder needs axis = [...] and radius.")
-            if self.normal is not None:
-                raise InputError(f"{where}: normal is for planes, not cylinders.")
-            return Cylinder(
-                self.point, self.axis, self.radius, self.inside, name=self.name or where
-            )
-        raise InputError(f"{where}.type {self.type!r} unknown; use 'plane' or 'cylinder'.")
+                raise InputError("a plane needs normal = [nx, ny, nz] (towards the rods).")
+            velocity = self.velocity if self.velocity is not None else (0.0, 0.0, 0.0)
+            return Plane(self.point, self.normal, velocity, name=name)
+        if self.axis is None or self.radius is None:
+            raise InputError("a cylinder needs axis = [ex, ey, ez] and radius.")
+        return Cylinder(self.point, self.axis, self.radius, bool(self.inside), name=name)
+
+
+PLANE_ONLY = ("normal", "velocity")
+CYLINDER_ONLY = ("axis", "radius", "inside")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,78 +172,143 @@ class ContactSpec:
                 )
         if isinstance(self.pairs, str) and self.pairs != "all":
             raise InputError(f"pairs must be 'all' or a list of rod pairs, got {self.pairs!r}.")
+        for i, pair in enumerate(self.pairs if isinstance(self.pairs, list) else ()):
+            if len(pair) != 2:
+                raise InputError(f'pairs[{i}] must name two rods, e.g. ["a", "b"], got {pair!r}.')
+        for_obstacles = [k for k in ("law", "damping", "friction") if getattr(self, k)]
+        if self.model == "potential" and for_obstacles and not self.obstacles:
+            raise InputError(
+                f"contact.{for_obstacles[0]} acts between the rods and obstacles, but there is "
+                "no [[contact.obstacles]]; add one, or give forces between rods as rod_law "
+                "(rod_damping, rod_friction)."
+            )
 
 
-def _law(table: dict[str, Any], where: str) -> Any:
+def _law(table: dict[str, Any], where: str, dissipative: str) -> NormalLaw:
+    """The conservative law of table ``where``; ``dissipative`` names the keys of the others."""
     params = dict(table)
     name = params.pop("name", None)
     if name is None:
         raise InputError(f"{where} needs name = 'repulsive' (or another law of LAWS).")
+    kind = LAWS.get(str(name))
+    if kind is not None and not issubclass(kind, NormalLaw):
+        normal = [key for key, cls in LAWS.items() if issubclass(cls, NormalLaw)]
+        raise InputError(
+            f"{where}: {name!r} is a {kind.__name__}, not a conservative law; {where} takes one "
+            f"of {normal}, and damping and friction go in {dissipative}."
+        )
     try:
-        return get_law(str(name), **params)
+        law = get_law(str(name), **params)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+    assert isinstance(law, NormalLaw)
+    return law
+
+
+def _dissipative[Law: (DampingLaw, CoulombFrictionLaw)](
+    table: dict[str, Any] | None, cls: type[Law], where: str
+) -> Law | None:
+    """The damping or friction law of table ``where`` (its keys are the law's parameters)."""
+    if table is None:
+        return None
+    known = [f.name for f in dataclasses.fields(cls)]
+    unknown = [key for key in table if key not in known]
+    required = [
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.name not in table
+    ]
+    if unknown:
+        raise InputError(f"{where} has no key {unknown[0]!r}; its keys are {known}.")
+    if required:
+        raise InputError(f"{where} needs {required[0]} (its keys are {known}).")
+    try:
+        return cls(**table)
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
 
 
-def _dissipative(table: dict[str, Any] | None, cls: type, where: str) -> Any:
-    if table is None:
-        return None
-    try:
-        return cls(**table)
-    except TypeError as error:
-        raise InputError(f"{where}: {error}") from None
+def build_contact(
+    spec: ContactSpec, rod: CosseratRod, folder: Path | None, *, restart: bool = False
+) -> ContactScene:
+    """The contact scene of a case: its targets, models and contact-point output.
 
-
-def build_contact(spec: ContactSpec, rod: CosseratRod, folder: Path | None) -> ContactScene:
-    """The contact scene of a case: its targets, models and contact-point output."""
-    obstacles = [o.build(f"contact.obstacles[{i}]") for i, o in enumerate(spec.obstacles)]
+    A fresh run (not ``restart``) removes the contact points an earlier run left in ``folder``.
+    """
+    places = [f"contact.obstacles[{i}]" for i in range(len(spec.obstacles))]
+    obstacles = [o.build(where) for o, where in zip(spec.obstacles, places, strict=True)]
     pairs: list[str | tuple[str, str]] = (
         ["rods"] if isinstance(spec.pairs, str) else [(a, b) for a, b in spec.pairs]
     )
     writer = None
     if folder is not None and spec.output_every > 0:
-        writer = ContactPointWriter(folder / "contacts", rod.rods.comm)
-    scene = ContactScene(
-        rod,
-        margin=spec.margin,
-        centreline=spec.centreline,
-        output=writer,
-        output_every=spec.output_every,
-    )
-    between_rods: ContactModel | None = None
-    on_obstacles: ContactModel | None = None
-    if spec.model == "rolling":
-        rolling = RollingContact(
-            unilateral=spec.unilateral,
-            friction_coefficient=spec.friction_coefficient,
-            slide_outside_cone=spec.slide_outside_cone,
-            impacts=spec.impacts,
-            touch_tolerance=spec.touch_tolerance,
+        writer = ContactPointWriter(folder / "contacts", rod.rods.comm, clear=not restart)
+    try:
+        scene = ContactScene(
+            rod,
+            margin=spec.margin,
+            centreline=spec.centreline,
+            output=writer,
+            output_every=spec.output_every,
         )
-        between_rods = on_obstacles = rolling
-    else:
-        if obstacles:
-            if not spec.law:
-                raise InputError("contact.law is missing: give the law between rods and obstacles.")
-            on_obstacles = ObstaclePotential(
-                _law(spec.law, "contact.law"),
-                damping=_dissipative(spec.damping, DampingLaw, "contact.damping"),
-                friction=_dissipative(spec.friction, CoulombFrictionLaw, "contact.friction"),
-            )
-        if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
-            raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
-        if spec.rod_law is not None:
-            between_rods = RodRodPotential(
-                _law(spec.rod_law, "contact.rod_law"),
-                damping=_dissipative(spec.rod_damping, DampingLaw, "contact.rod_damping"),
-                friction=_dissipative(
-                    spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction"
-                ),
-            )
-    for pair in pairs:
-        scene.add(pair, between_rods)
+    except InputError as error:
+        raise InputError(f"contact: {error}") from None
+    between_rods, on_obstacles = _models(spec, scene.margin, bool(obstacles))
+    for i, pair in enumerate(pairs):
+        try:
+            scene.add(pair, between_rods)
+        except InputError as error:
+            raise InputError(f"contact.pairs[{i}]: {error}") from None
     if spec.self_contact:
         scene.add("self", between_rods)
-    for obstacle in obstacles:
-        scene.add(obstacle, on_obstacles)
+    for obstacle, where in zip(obstacles, places, strict=True):
+        try:
+            scene.add(obstacle, on_obstacles)
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
     return scene
+
+
+def _models(
+    spec: ContactSpec, margin: float, obstacles: bool
+) -> tuple[ContactModel | None, ContactModel | None]:
+    """The models between rods and on the obstacles (``None``: search and report only).
+
+    Raises:
+        InputError: Naming the key, for a law of the wrong kind, or one that overflows at the
+            search margin.
+    """
+    if spec.model == "rolling":
+        try:
+            rolling = RollingContact(
+                unilateral=spec.unilateral,
+                friction_coefficient=spec.friction_coefficient,
+                slide_outside_cone=spec.slide_outside_cone,
+                impacts=spec.impacts,
+                touch_tolerance=spec.touch_tolerance,
+            )
+        except InputError as error:
+            raise InputError(f"contact: {error}") from None
+        return rolling, rolling
+    laws: dict[str, NormalLaw | DissipativeLaw | None] = {}
+    on_obstacles = between_rods = None
+    if obstacles:
+        if not spec.law:
+            raise InputError("contact.law is missing: give the law between rods and obstacles.")
+        law = _law(spec.law, "contact.law", "contact.damping and contact.friction")
+        damping = _dissipative(spec.damping, DampingLaw, "contact.damping")
+        friction = _dissipative(spec.friction, CoulombFrictionLaw, "contact.friction")
+        on_obstacles = ObstaclePotential(law, damping=damping, friction=friction)
+        laws.update(law=law, damping=damping)
+    if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
+        raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
+    if spec.rod_law is not None:
+        law = _law(spec.rod_law, "contact.rod_law", "contact.rod_damping and contact.rod_friction")
+        damping = _dissipative(spec.rod_damping, DampingLaw, "contact.rod_damping")
+        friction = _dissipative(spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction")
+        between_rods = RodRodPotential(law, damping=damping, friction=friction)
+        laws.update(rod_law=law, rod_damping=damping)
+    problem = first_overflow(laws, margin, " (the search margin)")
+    if problem is not None:
+        raise InputError(f"contact.{problem}")
+    return between_rods, on_obstacles

@@ -17,14 +17,14 @@ from mpi4py import MPI
 from fe_rodcontact.cli.case import load_case
 from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
-from fe_rodcontact.cli.output import prepare_folder
+from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import RollingContact
 from fe_rodcontact.stepping.dynamics import DynamicProblem
 from fe_rodcontact.stepping.interrupt import Interrupted
 from fe_rodcontact.stepping.recording import FieldWriter
 
-__all__ = ["add_parser", "run", "run_case"]
+__all__ = ["add_parser", "outputs", "run", "run_case"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +37,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--restart", action="store_true", help="continue from the checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
     parser.set_defaults(run=run)
+
+
+def outputs(case: DynamicsCase) -> list[Output]:
+    """What a run of ``case`` writes into its output folder."""
+    found = [
+        Output(case.output.series, "[output].series"),
+        Output("checkpoint", "the checkpoint ([output].checkpoint_every, a stopped run)", True),
+    ]
+    if case.output.vtx_every > 0:
+        found.append(Output("rods.bp", "[output].vtx_every", folder=True))
+    if case.contact is not None and case.contact.output_every > 0:
+        found.append(Output("contacts", "[contact].output_every", folder=True))
+        found.append(Output("contacts/contacts.pvd", "[contact].output_every"))
+    if case.contact is not None and case.contact.model == "rolling":
+        found.append(Output("contacts.csv", "[contact].model = 'rolling'"))
+    return found
 
 
 def run_case(
@@ -57,10 +73,13 @@ def run_case(
     """
     name = "--out" if out is not None else "[output].folder"
     folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
+    check_outputs(folder, outputs(case), comm)
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
-    contact = build_contact(case.contact, rod, folder) if case.contact is not None else None
+    contact = None
+    if case.contact is not None:
+        contact = build_contact(case.contact, rod, folder, restart=restart)
     problem = DynamicProblem(
         rod,
         [s.build() for s in case.supports],

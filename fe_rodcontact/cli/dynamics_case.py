@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.cli.case import LoadSpec, MeshSpec, RodSpec, SectionSpec, SupportSpec
 from fe_rodcontact.cli.contact_case import ContactSpec
+from fe_rodcontact.cli.output import output_name
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.expressions import parse_expression
 from fe_rodcontact.stepping.dynamics import INTEGRATORS, TimeStepping
@@ -107,8 +108,8 @@ class TimeSpec:
     def __post_init__(self) -> None:
         if self.integrator not in INTEGRATORS:
             raise InputError(f"integrator {self.integrator!r} unknown; use one of {INTEGRATORS}.")
-        if not self.t_end > 0:
-            raise InputError(f"t_end must be positive, got {self.t_end}.")
+        if not (np.isfinite(self.t_end) and self.t_end > 0):
+            raise InputError(f"t_end must be a positive number, got {self.t_end}.")
 
     def stepping(self) -> TimeStepping:
         """The :class:`TimeStepping`."""
@@ -123,6 +124,12 @@ class DynamicsOutputSpec:
     series: str = "series.npz"
     vtx_every: int = 10
     checkpoint_every: int = 0
+
+    def __post_init__(self) -> None:
+        output_name(self.series, "series", ".npz")
+        for key in ("vtx_every", "checkpoint_every"):
+            if getattr(self, key) < 0:
+                raise InputError(f"{key} must be >= 0 (0: none), got {getattr(self, key)}.")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,17 +6,88 @@ file (``[mesh].file``) are relative to the case file. Before any work starts, ra
 the folder and writes a probe file into it; every rank raises the same
 :class:`~fe_rodcontact.errors.InputError` when that fails, so a run never computes for hours to
 find it cannot write, and no rank hangs waiting for one that failed.
+
+Every file and folder a run writes into its output folder is checked as well, before any work
+(:func:`check_outputs`): a name a case file gives (``[output].series``) must be a plain file
+name, so nothing is written outside the output folder; a file the run writes must not be an
+existing folder there, a folder it writes (``rods.bp``) not an existing file, and either must
+be writable when it exists.
 """
 
 import os
 import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from mpi4py import MPI
 
-from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.errors import InputError, raise_collectively
 
-__all__ = ["prepare_file", "prepare_folder"]
+__all__ = ["Output", "check_outputs", "output_name", "prepare_file", "prepare_folder"]
+
+
+@dataclass(frozen=True)
+class Output:
+    """A file or folder that a run writes into its output folder.
+
+    Attributes:
+        name: Its name in the output folder.
+        key: What makes the run write it (a case key), for messages.
+        folder: Whether it is a folder (``rods.bp``, ``checkpoint``) rather than a file.
+    """
+
+    name: str
+    key: str
+    folder: bool = False
+
+
+def output_name(value: str, key: str, suffix: str) -> str:
+    """Check that ``value`` (given by ``key``) is a plain file name ending in ``suffix``.
+
+    Raises:
+        InputError: Naming the key, for an empty name, a name with a folder part (``../x``,
+            an absolute path: outputs stay in the output folder) or another suffix.
+    """
+    plain = value not in ("", ".", "..") and Path(value).name == value and "\\" not in value
+    if not plain or not value.endswith(suffix) or value == suffix:
+        raise InputError(
+            f"{key} = {value!r} must be a file name ending in {suffix}, without a folder "
+            f'(results stay in the output folder); e.g. {key} = "{key}{suffix}".'
+        )
+    return value
+
+
+def _output_problem(folder: Path, output: Output) -> str | None:
+    """Why ``output`` cannot be written into ``folder``, or None."""
+    path = folder / output.name
+    if output.folder and path.exists() and not path.is_dir():
+        return (
+            f"{output.key}: {path} is a file, but the run writes a folder there; remove it or "
+            "choose another output folder."
+        )
+    if not output.folder and path.is_dir():
+        return (
+            f"{output.key}: {path} is a folder, but the run writes a file there; remove it or "
+            "choose another output folder."
+        )
+    if path.exists() and not os.access(path, os.W_OK | (os.X_OK if output.folder else 0)):
+        return f"{output.key}: {path} cannot be written (permission denied); choose another folder."
+    return None
+
+
+def check_outputs(folder: Path, outputs: Sequence[Output], comm: MPI.Comm) -> None:
+    """Check, before any work, that the run can write each of ``outputs`` (collective).
+
+    Raises:
+        InputError: On every rank, naming the first output that cannot be written, its key
+            and the fix.
+    """
+    message = None
+    if comm.rank == 0:
+        problems = (_output_problem(folder, output) for output in outputs)
+        message = next((p for p in problems if p is not None), None)
+    raise_collectively(comm, message)
 
 
 def _blocking_file(path: Path) -> Path | None:

@@ -13,7 +13,7 @@ from mpi4py import MPI
 import numpy as np
 
 from fe_rodcontact.cli.case import StaticsCase, load_case
-from fe_rodcontact.cli.output import prepare_folder
+from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
 from fe_rodcontact.rods.mesh import RodMesh, create_rod_mesh
@@ -105,6 +105,11 @@ def run_case(
     """
     name = "--out" if out is not None else "[output].folder"
     folder = prepare_folder(out if out is not None else case.output.folder, comm, name)
+    written = [Output("statics.npz", "the results")]
+    written += [Output("rods.bp", "[output].vtx", folder=True)] if case.output.vtx else []
+    written += [Output("rods.vtu", "[output].vtu")] if case.output.vtu else []
+    written += [Output("rods.png", "[output].plot")] if case.output.plot else []
+    check_outputs(folder, written, comm)
     rod = build_rods(case, comm, base)
     check_references(case, rod.rods)
     problem = StaticProblem(

@@ -24,8 +24,8 @@ the searches that ran. The contacts go to the models, the time series (``contact
 ``min_gap``, ``contacts_new``, ``contacts_released``) and the contact-point output alike.
 """
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Protocol
 
 from mpi4py import MPI
 
@@ -33,6 +33,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import ContactSearch
@@ -53,11 +54,19 @@ CENTRELINES = ("smooth", "basis")
 rods), or the finite-element interpolation (the P1 polyline, the P2 curve)."""
 
 
-class ContactOutput(Protocol):
+class ContactOutput(ABC):
     """Where the contacts of accepted steps go (e.g. the contact points for ParaView)."""
 
+    @abstractmethod
     def write(self, contacts: ContactSet) -> None:
         """Write the contacts of one configuration (collective)."""
+
+    def resume(self, frames: Sequence[tuple[int, float]]) -> None:
+        """A run goes on from a checkpoint, before which these (step, time) were written.
+
+        Collective. The default keeps nothing; an output with an index of its frames (the
+        ParaView ``.pvd`` of the contact points) takes these as its index and drops the rest.
+        """
 
 
 class ContactScene:
@@ -98,23 +107,30 @@ class ContactScene:
         output: ContactOutput | None = None,
         output_every: int = 1,
     ):
+        if not isinstance(rod, CosseratRod):
+            raise InputError(
+                f"ContactScene takes the rods (a CosseratRod), got {type(rod).__name__}."
+            )
         rods = rod.rods
         values = [s.radius for s in rod.sections] if radii is None else radii
-        radius_values = np.asarray(values, dtype=float).ravel()
+        try:
+            radius_values = np.asarray(values, dtype=float).ravel()
+        except (TypeError, ValueError):
+            radius_values = np.zeros(0)  # not numbers: reported as such below
         message = None
         if len(radius_values) != rods.num_rods:
-            message = f"{len(radius_values)} radii for {rods.num_rods} rods; give one per rod."
+            message = f"radii must be {rods.num_rods} numbers, one per rod, got {radii!r}."
         elif not np.all(np.isfinite(radius_values) & (radius_values > 0)):
             i = int(np.flatnonzero(~(np.isfinite(radius_values) & (radius_values > 0)))[0])
             message = (
-                f"rod {rods.names[i]!r} has contact radius {radius_values[i]!r}; give its "
+                f"rod {rods.names[i]!r} has contact radius {float(radius_values[i])!r}; give its "
                 "section a radius (Section.circular(radius=...) or Section(..., radius=...)), "
                 "or give radii."
             )
-        elif margin is not None and not (np.isfinite(margin) and margin > 0):
+        elif margin is not None and (problem := _positive("margin", margin)) is not None:
             message = (
-                f"contact margin must be positive, got {margin!r}; take a fraction of the rod "
-                "radius (e.g. 0.1 R) plus the distance the rods move in one step."
+                f"{problem}; take a fraction of the rod radius (e.g. 0.1 R) plus the distance "
+                "the rods move in one step."
             )
         elif centreline is not None and centreline not in CENTRELINES:
             message = f"unknown centreline {centreline!r}; use one of {list(CENTRELINES)}."
@@ -124,6 +140,11 @@ class ContactScene:
             message = f"line_points must be a positive integer, got {line_points!r}."
         elif not (isinstance(output_every, int) and output_every >= 0):
             message = f"output_every must be an integer >= 0, got {output_every!r}."
+        elif output is not None and not isinstance(output, ContactOutput):
+            message = (
+                f"output must be a ContactOutput (e.g. ContactPointWriter), got "
+                f"{type(output).__name__}."
+            )
         raise_collectively(rods.comm, message)
         if centreline is None:
             centreline = "smooth" if rods.degree == 1 else "basis"
@@ -143,6 +164,7 @@ class ContactScene:
         self._line_points = line_points
         self._output = output
         self._output_every = int(output_every)
+        self._written: list[tuple[int, float]] = []
         self._targets = Targets(rods)
         self._models: list[ContactModel] = []
         self._attached: str | None = None
@@ -170,10 +192,15 @@ class ContactScene:
                 "the problem after the last ContactScene.add."
             )
         elif model is not None and not isinstance(model, ContactModel):
+            given = (
+                f"the class {model.__name__}; give an instance, e.g. {model.__name__}(...)"
+                if isinstance(model, type)
+                else type(model).__name__
+            )
             message = (
                 f"ContactScene.add takes a contact model (RollingContact, ObstaclePotential, "
                 f"RodRodPotential, or a ContactModel of your own: the base class gives every "
-                f"stage of a step, snapshot/restore included), got {type(model).__name__}."
+                f"stage of a step, snapshot/restore included), got {given}."
             )
         elif model is not None and model.scene is not None and model.scene is not self:
             message = (
@@ -244,18 +271,23 @@ class ContactScene:
         return None if self._tracker is None else self._tracker.current
 
     # -- a problem takes the scene -------------------------------------------------------------
-    def attach(self, scheme: str) -> None:
-        """Build the search and bind the models for a problem with ``scheme`` (once).
+    def attach(self, scheme: str, rod: CosseratRod) -> None:
+        """Build the search and bind the models for a problem of ``rod`` with ``scheme`` (once).
 
         Raises:
-            InputError: On every rank, when the scene is already in a problem, has no target,
-                or a model cannot take part in steps of ``scheme``.
+            InputError: On every rank, when the scene was built on other rods, is already in a
+                problem, has no target, or a model cannot take part in steps of ``scheme``.
         """
         rods = self._rod.rods
         message = None
         one_point = any(m.one_point_per_element for m in self._models)
         line_points = self._line_points or (1 if one_point else 2)
-        if self._attached is not None:
+        if rod is not self._rod:
+            message = (
+                "the contact scene was built on other rods than the problem's; build it on the "
+                "CosseratRod you give the problem: ContactScene(rod, ...)."
+            )
+        elif self._attached is not None:
             message = (
                 "this contact scene is already in a problem; make one scene per problem "
                 "(its models hold the state of that problem's run)."
@@ -342,6 +374,7 @@ class ContactScene:
         contacts = self._tracker.track(self._committed(t), step, t)
         if self._output is not None and self._output_every and step % self._output_every == 0:
             self._output.write(contacts)
+            self._written = [(k, time) for k, time in self._written if k < step] + [(step, t)]
         return contacts
 
     def check_start(self) -> None:
@@ -428,19 +461,38 @@ class ContactScene:
             model.restore(state)
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The contacts' identities and every model's state, as named arrays."""
+        """The contacts' identities, the frames written so far and every model's state."""
         assert self._tracker is not None
         arrays = {f"tracker_{k}": v for k, v in self._tracker.state().items()}
+        arrays["output_frames"] = np.array(self._written, dtype=float).reshape(-1, 2)
         for k, model in enumerate(self._models):
             arrays.update({f"model{k}_{key}": v for key, v in model.checkpoint_state().items()})
         return arrays
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
-        """Continue from :meth:`checkpoint_state`."""
+        """Continue from :meth:`checkpoint_state`; the output takes the frames written before.
+
+        Raises:
+            KeyError, ValueError: For arrays that are not a checkpoint of this scene (the
+                reader of the checkpoint turns them into an InputError naming the file).
+        """
         assert self._tracker is not None
         self._tracker.restore(_prefixed(arrays, "tracker_"))
         for k, model in enumerate(self._models):
             model.restore_state(_prefixed(arrays, f"model{k}_"))
+        frames = np.asarray(arrays.get("output_frames", np.zeros((0, 2))), dtype=float)
+        self._written = [(int(step), float(t)) for step, t in frames.reshape(-1, 2)]
+        if self._output is not None:
+            self._output.resume(self._written)
+
+
+def _positive(name: str, value: object) -> str | None:
+    """Why ``value`` is not a positive number, or None."""
+    try:
+        arguments.positive(name, value)
+    except InputError as error:
+        return str(error)
+    return None
 
 
 def _prefixed(arrays: dict[str, npt.NDArray[np.generic]], prefix: str) -> dict:

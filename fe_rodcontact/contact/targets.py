@@ -60,6 +60,17 @@ class Targets:
                 return f"{name} acts between rods; an obstacle needs another model."
             if any(o is target for o in self.obstacles):
                 return f"obstacle {target.name!r} is declared twice; declare each target once."
+            same = [o for o in self.obstacles if target.coincides(o) or o.coincides(target)]
+            if same:
+                return (
+                    f"obstacle {target.name!r} is the surface of obstacle {same[0].name!r}: its "
+                    "forces would count twice; declare each obstacle once."
+                )
+            if any(o.name == target.name for o in self.obstacles):
+                return (
+                    f"two obstacles are named {target.name!r}; give each its own name (messages "
+                    "and the contact output name them)."
+                )
             self.obstacles.append(target)
             self._obstacle_owner.append(owner)
             self.described.setdefault(owner, []).append(f"obstacle {target.name!r}")
@@ -67,8 +78,9 @@ class Targets:
         if isinstance(target, str):
             if target not in ("rods", "self"):
                 return (
-                    "a target is an obstacle, a pair of rods (a, b), 'rods' (every pair of "
-                    "distinct rods) or 'self' (every rod with itself)."
+                    f"{target!r} is not a target: a target is an obstacle (a Plane or Cylinder "
+                    "object), a pair of rods (a, b), 'rods' (every pair of distinct rods) or "
+                    "'self' (every rod with itself)."
                 )
             n = rods.num_rods
             pairs = [(i, j) for i in range(n) for j in range(i + 1, n)] if target == "rods" else []
@@ -76,6 +88,13 @@ class Targets:
         elif isinstance(target, tuple) and len(target) == 2:
             i, j = sorted((rods.rod_index(target[0]), rods.rod_index(target[1])))
             pairs = [(i, j)]
+        elif isinstance(target, tuple | list):
+            return f"a pair of rods is a tuple of two rod names or indices, got {target!r}."
+        elif isinstance(target, type):
+            return (
+                f"a target is an obstacle object, a pair of rods, 'rods' or 'self', got the "
+                f"class {target.__name__}; give an instance, e.g. {target.__name__}(...)."
+            )
         else:
             return (
                 "a target is an obstacle, a pair of rods (a, b), 'rods' or 'self', got "

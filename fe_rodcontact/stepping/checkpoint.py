@@ -13,6 +13,8 @@ killed while writing leaves the previous file intact.
 """
 
 import os
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,17 @@ import numpy.typing as npt
 
 from fe_rodcontact.errors import raise_collectively
 
-__all__ = ["gather_cell_values", "load_npz", "save_npz", "scatter_cell_values"]
+__all__ = [
+    "DAMAGED",
+    "gather_cell_values",
+    "load_npz",
+    "save_npz",
+    "scatter_cell_values",
+]
+
+DAMAGED = (KeyError, ValueError, IndexError, TypeError)
+"""What reading the arrays of a damaged file raises (a key missing, a shape that does not fit):
+callers turn it into an :class:`~fe_rodcontact.errors.InputError` naming the file."""
 
 Array = npt.NDArray[np.float64]
 
@@ -72,7 +84,7 @@ def scatter_cell_values(
 
     Raises:
         InputError: On every rank, when an array does not fit its Function's mesh and element
-            (a checkpoint of another case).
+            (a checkpoint of another case) or holds values that are not finite (a damaged one).
     """
     comm = functions[0].function_space.mesh.comm
     num_cells = functions[0].function_space.mesh.topology.index_map(1).size_global
@@ -84,6 +96,12 @@ def scatter_cell_values(
                 f"{source} does not fit this case: field {k} has shape {values.shape}, the "
                 f"case needs ({num_cells}, {entries.shape[1]}); restart with the case (mesh, "
                 "element degree) that wrote it."
+            )
+            break
+        if not np.all(np.isfinite(values)):
+            message = (
+                f"{source} is damaged: field {k} holds values that are not finite (a run "
+                "writes only finite states); start the run afresh."
             )
             break
     raise_collectively(comm, message)
@@ -113,7 +131,11 @@ def save_npz(
 
 
 def load_npz(path: str | Path, comm: MPI.Comm, what: str) -> dict[str, Array]:
-    """Every rank reads ``path``; one clear error on every rank if it is missing or broken."""
+    """Every rank reads ``path``; one clear error on every rank if it is missing or broken.
+
+    Every array is read here (a damaged member fails now, with the file's name: a truncated
+    file, a bad CRC, a member that is not an array).
+    """
     path = Path(path)
     data: dict[str, Array] = {}
     message = None
@@ -122,7 +144,11 @@ def load_npz(path: str | Path, comm: MPI.Comm, what: str) -> dict[str, Array]:
             data = {key: stored[key] for key in stored.files}
     except FileNotFoundError:
         message = f"{what} {path} not found."
-    except (OSError, ValueError, KeyError) as error:
-        message = f"{what} {path} cannot be read ({error}); it is damaged or not a checkpoint."
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, *DAMAGED) as error:
+        reason = str(error) or type(error).__name__
+        message = (
+            f"{what} {path} cannot be read ({reason}); it is damaged (truncated?) or not a "
+            "checkpoint: start the run afresh."
+        )
     raise_collectively(comm, message)
     return data

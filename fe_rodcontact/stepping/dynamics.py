@@ -33,6 +33,7 @@ from fe_rodcontact.rods.loads import Load, Support
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
 from fe_rodcontact.stepping.checkpoint import (
+    DAMAGED,
     gather_cell_values,
     load_npz,
     save_npz,
@@ -143,7 +144,7 @@ class DynamicProblem:
             message = f"contact must be a ContactScene, got {type(contact).__name__}."
         raise_collectively(comm, message)
         if contact is not None:
-            contact.attach(integrator)
+            contact.attach(integrator, rod)
         timed = [load if isinstance(load, TimedLoad) else TimedLoad(load) for load in loads]
         models = contact.models if contact is not None else ()
         self._rod = rod
@@ -298,8 +299,16 @@ class DynamicProblem:
             ConvergenceError: On every rank, when a step fails at the smallest step; the rods
                 then hold the last good state (also written to ``checkpoint`` when given).
         """
-        size = min(self._next_dt if self._next_dt is not None else stepping.dt, stepping.dt)
         comm = self._rod.mesh.comm
+        message = None
+        if not np.isfinite(t_end):
+            message = f"t_end must be a finite time, got {t_end!r}."
+        elif not (isinstance(checkpoint_every, int) and checkpoint_every >= 0):
+            message = (
+                f"checkpoint_every must be an integer >= 0 (0: none), got {checkpoint_every!r}."
+            )
+        raise_collectively(comm, message)
+        size = min(self._next_dt if self._next_dt is not None else stepping.dt, stepping.dt)
         taken = 0
         with Progress(comm, "time", total=t_end, enabled=progress) as bar:
 
@@ -415,13 +424,27 @@ class DynamicProblem:
         scatter_cell_values(
             functions, [data[f"field_{i}"] for i in range(len(functions))], f"checkpoint {path}"
         )
-        if self._contact is not None:
-            self._contact.restore_state(contact)
-        t, work, next_dt, steps, _ranks = data["scalars"]
-        self.time, self._integrator.external_work = float(t), float(work)
+        message = None
+        try:
+            t, work, next_dt, steps, _ranks = (float(v) for v in data["scalars"])
+            series = TimeSeries()
+            series.load({k[len("series_") :]: data[k] for k in data if k.startswith("series_")})
+            if len(series) != steps + 1 or series.arrays()["t"][-1] != t:
+                raise ValueError(f"{len(series)} rows of the time series for {steps:g} steps")
+            if self._contact is not None:
+                self._contact.restore_state(contact)
+        except InputError:
+            raise  # already on every rank, naming its file
+        except DAMAGED as error:
+            message = (
+                f"checkpoint {path} is damaged ({type(error).__name__}: {error}); start the run "
+                "afresh."
+            )
+        raise_collectively(comm, message)
+        self.time, self._integrator.external_work = t, work
         self._stepper.steps = int(steps)
-        self._next_dt = float(next_dt) if next_dt > 0 else None
-        self.series.load({k[len("series_") :]: data[k] for k in data if k.startswith("series_")})
+        self._next_dt = next_dt if next_dt > 0 else None
+        self.series = series
 
     def _checkpoint_functions(self) -> tuple[dolfinx.fem.Function, ...]:
         return (*self._rod.state_functions(), *self._integrator.state_functions())

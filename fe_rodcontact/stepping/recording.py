@@ -18,6 +18,7 @@ import dolfinx.io
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.stepping.checkpoint import (
     gather_cell_values,
     load_npz,
@@ -101,10 +102,12 @@ class FieldWriter:
         every: int = 1,
         frames: str | Path | None = None,
     ):
+        if not (isinstance(every, int) and every >= 1):
+            raise InputError(f"FieldWriter writes every k >= 1 steps, got every = {every!r}.")
         self._comm = comm
         self._functions = list(functions)
         self._writer = dolfinx.io.VTXWriter(comm, str(path), functions, engine="BP4")
-        self._every = max(1, int(every))
+        self._every = every
         self._frames = None if frames is None else Path(frames)
 
     def write(self, step: int, t: float) -> None:
@@ -146,8 +149,20 @@ class FieldWriter:
                     path.unlink(missing_ok=True)
                 continue
             data = load_npz(path, self._comm, "stored field frame")
-            arrays = [data[f"field_{i}"] for i in range(len(self._functions))]
-            scatter_cell_values(self._functions, arrays, f"stored field frame {path}")
+            keys = [f"field_{i}" for i in range(len(self._functions))]
+            missing = [k for k in (*keys, "t") if k not in data or data[k].dtype.kind != "f"]
+            if not missing and data["t"].size != 1:
+                missing = ["t"]
+            raise_collectively(
+                self._comm,
+                f"stored field frame {path} is damaged (its array {missing[0]} is missing or "
+                "not what a frame holds); start the run afresh."
+                if missing
+                else None,
+            )
+            scatter_cell_values(
+                self._functions, [data[k] for k in keys], f"stored field frame {path}"
+            )
             self._writer.write(float(data["t"]))
             count += 1
         for f, values in zip(self._functions, current):

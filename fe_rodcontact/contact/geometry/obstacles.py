@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.errors import InputError
 
 __all__ = ["Cylinder", "Obstacle", "Plane"]
@@ -25,16 +26,27 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-def _vector(name: str, value: npt.ArrayLike, unit: bool = False) -> FloatArray:
-    v = np.asarray(value, dtype=float)
+def _vector(where: str, name: str, value: npt.ArrayLike, unit: bool = False) -> FloatArray:
+    """Three finite numbers (a unit vector when ``unit``); ``where`` names the obstacle."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        v = np.zeros(0)
     if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise InputError(f"obstacle {name} must be 3 finite numbers, got {value!r}.")
+        raise InputError(f"{where}: {name} must be 3 finite numbers, got {value!r}.")
     if unit:
-        n = float(np.linalg.norm(v))
-        if n == 0:
-            raise InputError(f"obstacle {name} must be a non-zero vector, got {value!r}.")
-        v = v / n
+        largest = float(np.max(np.abs(v)))
+        if largest == 0:
+            raise InputError(f"{where}: {name} must be a non-zero vector, got {value!r}.")
+        if not 1e-150 < largest < 1e150:  # scaled first: |(1e200, 0, 1e200)|² overflows
+            v = v / largest
+        v = v / np.linalg.norm(v)
     return v
+
+
+def _name(kind: str, name: object) -> str:
+    """How messages name an obstacle (its name must be a non-empty string)."""
+    return f"{kind} {arguments.text(f'{kind} name', name)!r}"
 
 
 def _orthonormal_pair(n: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -48,6 +60,10 @@ class Obstacle:
     """A rigid body the rods may touch; subclasses give the signed distance."""
 
     name: str = "obstacle"
+
+    def coincides(self, other: "Obstacle") -> bool:
+        """Whether ``other`` has the same surface (declared twice, it would act twice)."""
+        return other is self
 
     def distance(self, x: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Signed distance φ (n,), its gradient n (n, 3) and Hessian (n, 3, 3) at points x."""
@@ -85,29 +101,52 @@ class Plane(Obstacle):
     _axes: tuple[FloatArray, FloatArray] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "point", _vector("point", self.point))
-        object.__setattr__(self, "normal", _vector("normal", self.normal, unit=True))
-        object.__setattr__(self, "velocity", _vector("velocity", self.velocity))
+        where = _name("plane", self.name)
+        object.__setattr__(self, "point", _vector(where, "point", self.point))
+        object.__setattr__(self, "normal", _vector(where, "normal", self.normal, unit=True))
+        object.__setattr__(self, "velocity", _vector(where, "velocity", self.velocity))
         n = np.asarray(self.normal)
         if self.half_extents is not None:
-            a, b = (float(v) for v in self.half_extents)
-            if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
+            extents = (
+                tuple(self.half_extents) if isinstance(self.half_extents, tuple | list) else ()
+            )
+            fix = "omit them for an infinite plane"
+            if len(extents) != 2:
                 raise InputError(
-                    f"plane {self.name!r}: half_extents must be two positive numbers, got "
-                    f"{self.half_extents!r}; omit them for an infinite plane."
+                    f"{where}: half_extents must be two positive numbers, got "
+                    f"{self.half_extents!r}; {fix}."
                 )
+            a, b = (arguments.positive(f"{where}: half_extents", v, fix) for v in extents)
+            object.__setattr__(self, "half_extents", (a, b))
         if self.in_plane is not None:
-            e1 = _vector("in_plane", self.in_plane)
+            e1 = _vector(where, "in_plane", self.in_plane)
             e1 = e1 - (e1 @ n) * n
             if np.linalg.norm(e1) < 1e-12:
-                raise InputError(
-                    f"plane {self.name!r}: in_plane {self.in_plane!r} is parallel to the normal."
-                )
+                raise InputError(f"{where}: in_plane {self.in_plane!r} is parallel to the normal.")
             e1 /= np.linalg.norm(e1)
             axes = (e1, np.cross(n, e1))
         else:
             axes = _orthonormal_pair(n)
         object.__setattr__(self, "_axes", axes)
+
+    def coincides(self, other: Obstacle) -> bool:
+        """The same plane: normal, velocity and bounds, and a point of one on the other."""
+        if not isinstance(other, Plane) or (self.half_extents is None) != (
+            other.half_extents is None
+        ):
+            return False
+        n, m = np.asarray(self.normal), np.asarray(other.normal)
+        offset = np.asarray(other.point) - np.asarray(self.point)
+        scale = 1e-12 * max(
+            1.0, float(np.max(np.abs(self.point))), float(np.max(np.abs(other.point)))
+        )
+        same = np.allclose(n, m, rtol=0, atol=1e-12) and abs(float(offset @ n)) <= scale
+        same = same and np.allclose(self.velocity, other.velocity, rtol=1e-12, atol=0)
+        if self.half_extents is not None and other.half_extents is not None:  # the same rectangle
+            same = same and bool(np.all(np.abs(offset) <= scale))
+            same = same and np.allclose(self.half_extents, other.half_extents, rtol=1e-12)
+            same = same and np.allclose(self._axes, other._axes, rtol=0, atol=1e-12)
+        return bool(same)
 
     def _origin(self, t: float) -> FloatArray:
         return np.asarray(self.point) + t * np.asarray(self.velocity)
@@ -153,19 +192,33 @@ class Cylinder(Obstacle):
     name: str = "cylinder"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "point", _vector("point", self.point))
-        object.__setattr__(self, "axis", _vector("axis", self.axis, unit=True))
-        if not (np.isfinite(self.radius) and self.radius > 0):
-            raise InputError(
-                f"cylinder {self.name!r}: radius must be positive, got {self.radius!r}."
-            )
-        if self.half_length is not None and not (
-            np.isfinite(self.half_length) and self.half_length > 0
+        where = _name("cylinder", self.name)
+        object.__setattr__(self, "point", _vector(where, "point", self.point))
+        object.__setattr__(self, "axis", _vector(where, "axis", self.axis, unit=True))
+        object.__setattr__(self, "radius", arguments.positive(f"{where}: radius", self.radius))
+        object.__setattr__(self, "inside", arguments.flag(f"{where}: inside", self.inside))
+        if self.half_length is not None:
+            fix = "omit it for an infinite cylinder"
+            length = arguments.positive(f"{where}: half_length", self.half_length, fix)
+            object.__setattr__(self, "half_length", length)
+
+    def coincides(self, other: Obstacle) -> bool:
+        """The same cylinder: radius, side, axis line and bounds."""
+        if not isinstance(other, Cylinder) or (self.inside, self.half_length) != (
+            other.inside,
+            other.half_length,
         ):
-            raise InputError(
-                f"cylinder {self.name!r}: half_length must be positive, got "
-                f"{self.half_length!r}; omit it for an infinite cylinder."
-            )
+            return False
+        e = np.asarray(self.axis)
+        offset = np.asarray(other.point) - np.asarray(self.point)
+        scale = 1e-12 * max(
+            1.0, float(np.max(np.abs(self.point))), float(np.max(np.abs(other.point)))
+        )
+        parallel = abs(abs(float(e @ np.asarray(other.axis))) - 1.0) <= 1e-12
+        on_axis = float(np.linalg.norm(offset - (offset @ e) * e)) <= scale
+        if self.half_length is not None:  # bounded: the same stretch of the axis
+            on_axis = on_axis and float(np.linalg.norm(offset)) <= scale
+        return parallel and on_axis and abs(self.radius - other.radius) <= 1e-12 * self.radius
 
     def distance(self, x: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Signed distance from the mantle, its gradient and Hessian."""

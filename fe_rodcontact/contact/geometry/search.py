@@ -46,10 +46,12 @@ from time import perf_counter
 
 from mpi4py import MPI
 
+import basix
 import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry import compiled_broad, compiled_segments
 from fe_rodcontact.contact.geometry.centreline import Centreline, SegmentArrays
 from fe_rodcontact.contact.geometry.contacts import ROW_WIDTH, RawContacts, allgather_contacts
@@ -88,6 +90,28 @@ class SearchStatistics:
     bytes_sent: int = 0
     rebuilt: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _displacement_problem(rods: RodMesh, displacement: object) -> str | None:
+    """Why ``displacement`` is not a displacement of ``rods``, or None."""
+    expected = (
+        f"the displacement of these rods (a vector P{rods.degree} Function on their mesh, e.g. "
+        "rod.displacement)"
+    )
+    if not isinstance(displacement, dolfinx.fem.Function):
+        return f"the contact search needs {expected}, got {type(displacement).__name__}."
+    space = displacement.function_space
+    element = space.element.basix_element
+    if space.mesh is not rods.mesh:
+        return f"the contact search got a Function on another mesh; give it {expected}."
+    if (
+        space.value_shape != (3,)
+        or element.discontinuous
+        or element.family != basix.ElementFamily.P
+        or element.degree != rods.degree
+    ):
+        return f"the contact search got a Function of another space; give it {expected}."
+    return None
 
 
 class ContactSearch:
@@ -140,27 +164,36 @@ class ContactSearch:
         skin: float | None = None,
     ):
         comm = rods.comm
-        message = None
-        if not (np.isfinite(margin) and margin > 0):
-            message = (
-                f"contact search margin must be positive, got {margin!r}; take a fraction of "
-                "the rod radius (e.g. 0.1 R) plus the distance the rods move in one step."
+        message = _displacement_problem(rods, displacement)
+        try:
+            arguments.positive(
+                "contact search margin",
+                margin,
+                "take a fraction of the rod radius (e.g. 0.1 R) plus the distance the rods move "
+                "in one step",
             )
-        elif skin is not None and not (np.isfinite(skin) and skin >= 0):
-            message = (
-                f"contact search skin must be >= 0, got {skin!r}; give about the margin "
-                "(the default), or 0 to search every call."
-            )
-        elif not (np.isfinite(line_angle) and 0 <= line_angle < 90):
-            message = f"line_angle must be in [0, 90) degrees, got {line_angle!r}."
-        elif not (isinstance(line_points, int) and line_points >= 1):
-            message = f"line_points must be a positive integer, got {line_points!r}."
-        elif line_samples not in LINE_SAMPLES:
-            message = f"line_samples must be one of {list(LINE_SAMPLES)}, got {line_samples!r}."
-        elif line_samples == "nodes" and line_points != 1:
-            message = f"line_samples = 'nodes' takes one point per element, got {line_points}."
-        elif not (np.isfinite(flat_tolerance) and flat_tolerance >= 0):
-            message = f"flat_tolerance must be >= 0, got {flat_tolerance!r}."
+            if skin is not None:
+                arguments.non_negative(
+                    "contact search skin",
+                    skin,
+                    "give about the margin (the default), or 0 to search every call",
+                )
+            if not 0 <= arguments.finite("line_angle", line_angle) < 90:
+                raise InputError(f"line_angle must be in [0, 90) degrees, got {line_angle!r}.")
+            arguments.integer("line_points", line_points, minimum=1)
+            if line_samples not in LINE_SAMPLES:
+                raise InputError(
+                    f"line_samples must be one of {list(LINE_SAMPLES)}, got {line_samples!r}."
+                )
+            if line_samples == "nodes" and line_points != 1:
+                raise InputError(
+                    f"line_samples = 'nodes' takes one point per element, got {line_points}."
+                )
+            arguments.non_negative("flat_tolerance", flat_tolerance)
+            if exclusion is not None:
+                arguments.finite("self-contact exclusion", exclusion)
+        except InputError as error:
+            message = message or str(error)
         raise_collectively(comm, message)
         self._centreline = Centreline(rods, displacement, radii, representation)
         self._rods = rods

@@ -172,11 +172,22 @@ def contact_set_arrays(contacts: ContactSet) -> dict[str, np.ndarray]:
 def contact_set_from_arrays(
     arrays: dict[str, np.ndarray], names: tuple[str, ...]
 ) -> ContactSet | None:
-    """The contact set of :func:`contact_set_arrays` (``None`` if the arrays hold none)."""
+    """The contact set of :func:`contact_set_arrays` (``None`` if the arrays hold none).
+
+    Raises:
+        KeyError, ValueError: For arrays that are not such a set (a damaged checkpoint).
+    """
     if "ids" not in arrays:
         return None
     step, time = arrays["step_time"]
     ids = np.asarray(arrays["ids"], dtype=np.int64)
+    lengths = {name: len(arrays[f"contacts_{name}"]) for name in RawContacts.fields()}
+    lengths.update(ids=len(ids), born=len(arrays["born"]))
+    uneven = [name for name, n in lengths.items() if n != len(ids)]
+    if uneven:
+        raise ValueError(
+            f"the contact set's {uneven[0]} has {lengths[uneven[0]]} rows, not {len(ids)}"
+        )
     return ContactSet(
         step=int(step),
         time=float(time),

@@ -13,7 +13,12 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.laws.validation import check_gap, check_non_negative, check_positive
+from fe_rodcontact.contact.laws.validation import (
+    check_gap,
+    check_non_negative,
+    check_positive,
+    overflow_message,
+)
 from fe_rodcontact.errors import InputError
 
 __all__ = ["CoulombFrictionLaw", "DampingLaw", "DissipativeLaw", "FrictionLaw"]
@@ -73,6 +78,13 @@ class DissipativeLaw(ABC):
     ) -> FloatArray:
         """Return ∂F/∂g, shape (n, 3)."""
 
+    def overflow_at(self, gap: float, where: str = "") -> str | None:
+        """Why the law's coefficient at ``gap`` is not a finite number, or None.
+
+        See :meth:`NormalLaw.overflow_at <fe_rodcontact.contact.laws.normal.NormalLaw.overflow_at>`.
+        """
+        return None
+
     def dissipation(
         self,
         gap: npt.ArrayLike | None,
@@ -114,6 +126,16 @@ class _ViscousPowerLaw(DissipativeLaw):
         check_positive(law, "coefficient", self.coefficient, "omit the law to switch it off")
         check_non_negative(
             law, "exponent", self.exponent, "a negative one makes the force grow with the gap"
+        )
+
+    def overflow_at(self, gap: float, where: str = "") -> str | None:
+        """Why β g^(−ν) at ``gap`` (``where``: which gap) is not a finite number, or None."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            viscosity = self.coefficient * np.float64(gap) ** (-self.exponent)
+        return (
+            None
+            if np.isfinite(viscosity)
+            else overflow_message(self, gap, "β g^(−ν)", viscosity, where)
         )
 
     def _viscosity(self, gap: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray]:

@@ -20,10 +20,21 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.contact.laws.validation import check_finite, check_gap, check_positive
+from fe_rodcontact.contact.laws.validation import (
+    check_finite,
+    check_gap,
+    check_positive,
+    overflow_message,
+)
 from fe_rodcontact.errors import InputError
 
-__all__ = ["AdhesiveLaw", "LinearPenaltyLaw", "NormalLaw", "RepulsiveLaw", "SmoothPenaltyLaw"]
+__all__ = [
+    "AdhesiveLaw",
+    "LinearPenaltyLaw",
+    "NormalLaw",
+    "RepulsiveLaw",
+    "SmoothPenaltyLaw",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -53,6 +64,22 @@ class NormalLaw(ABC):
     @abstractmethod
     def stiffness(self, gap: npt.ArrayLike) -> FloatArray:
         """Return ``−d force/dg = d²W/dg²`` (positive when the force grows as the gap closes)."""
+
+    def overflow_at(self, gap: float, where: str = "") -> str | None:
+        """Why the energy, force or stiffness at ``gap`` is not a finite number, or None.
+
+        A power law whose exponent (or coefficient) is too large for the gaps of a run
+        overflows there; checked where the gaps are known (the search margin, the start).
+        ``where`` says which gap it is, for the message.
+        """
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            values = {
+                "energy": self.energy(gap),
+                "force": self.force(gap),
+                "stiffness": self.stiffness(gap),
+            }
+        bad = [key for key, value in values.items() if not np.all(np.isfinite(value))]
+        return None if not bad else overflow_message(self, gap, bad[0], values[bad[0]], where)
 
     def _breakpoints(self) -> tuple[float, ...]:
         """Gaps where a piecewise law changes its formula (the quadrature splits there)."""

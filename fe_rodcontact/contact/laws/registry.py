@@ -1,5 +1,10 @@
-"""The contact laws by the names that case files use: :data:`LAWS` and :func:`get_law`."""
+"""The contact laws by name (:data:`LAWS`, :func:`get_law`) and a check at a run's gaps.
 
+Case files name the laws as in :data:`LAWS`; :func:`first_overflow` checks a model's laws at a
+gap the run meets (the search margin, the least gap at the start).
+"""
+
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -18,7 +23,7 @@ from fe_rodcontact.contact.laws.normal import (
 )
 from fe_rodcontact.errors import InputError
 
-__all__ = ["LAWS", "get_law"]
+__all__ = ["LAWS", "first_overflow", "get_law"]
 
 LAWS: dict[str, type[NormalLaw] | type[DissipativeLaw]] = {
     law.name: law
@@ -55,3 +60,20 @@ def get_law(name: str, **parameters: Any) -> NormalLaw | DissipativeLaw:
         return cls(**parameters)
     except TypeError as error:
         raise InputError(f"contact law {name!r}: {error}") from None
+
+
+def first_overflow(
+    laws: Mapping[str, NormalLaw | DissipativeLaw | None], gap: float, where: str
+) -> str | None:
+    """``"key: why"`` for the first of ``laws`` (by argument name) that overflows at ``gap``.
+
+    Args:
+        laws: The laws of a model by the names it takes them (``None``: not given).
+        gap: A gap the run meets (the search margin, the least gap at the start).
+        where: Which gap it is, for the message (e.g. ``" (the search margin)"``).
+    """
+    for key, law in laws.items():
+        problem = None if law is None else law.overflow_at(gap, where)
+        if problem is not None:
+            return f"{key}: {problem}"
+    return None

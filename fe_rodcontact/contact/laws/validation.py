@@ -7,9 +7,17 @@ A bad value fails where the law is built or called, with an
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.errors import InputError
 
-__all__ = ["GapError", "check_finite", "check_gap", "check_non_negative", "check_positive"]
+__all__ = [
+    "GapError",
+    "check_finite",
+    "check_gap",
+    "check_non_negative",
+    "check_positive",
+    "overflow_message",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -53,12 +61,7 @@ def check_finite(law: str, name: str, value: float) -> float:
     Raises:
         InputError: Naming the law and the parameter ``name``.
     """
-    if not isinstance(value, int | float | np.floating | np.integer) or isinstance(value, bool):
-        raise InputError(f"{law}: {name} must be a number, got {value!r}")
-    number = float(value)
-    if not np.isfinite(number):
-        raise InputError(f"{law}: {name} must be finite, got {value!r}")
-    return number
+    return arguments.finite(f"{law}: {name}", value)
 
 
 def check_positive(law: str, name: str, value: float, fix: str = "") -> None:
@@ -67,10 +70,7 @@ def check_positive(law: str, name: str, value: float, fix: str = "") -> None:
     Raises:
         InputError: Naming the law and the parameter ``name``, with the hint ``fix``.
     """
-    number = check_finite(law, name, value)
-    if number <= 0.0:
-        hint = f"; {fix}" if fix else ""
-        raise InputError(f"{law}: {name} must be positive, got {value!r}{hint}")
+    arguments.positive(f"{law}: {name}", value, fix)
 
 
 def check_non_negative(law: str, name: str, value: float, fix: str = "") -> None:
@@ -79,7 +79,15 @@ def check_non_negative(law: str, name: str, value: float, fix: str = "") -> None
     Raises:
         InputError: Naming the law and the parameter ``name``, with the hint ``fix``.
     """
-    number = check_finite(law, name, value)
-    if number < 0.0:
-        hint = f"; {fix}" if fix else ""
-        raise InputError(f"{law}: {name} must be non-negative, got {value!r}{hint}")
+    arguments.non_negative(f"{law}: {name}", value, fix)
+
+
+def overflow_message(
+    law: object, gap: float, what: str, value: FloatArray | float, where: str = ""
+) -> str:
+    """The message of a law whose ``what`` at ``gap`` (``where``: which gap) is ``value``."""
+    return (
+        f"{type(law).__name__} overflows at gap {gap:.6g}{where}: its {what} is "
+        f"{float(np.max(value))!r}; lower its exponent or coefficient so that its values stay "
+        "finite at the gaps of the run"
+    )

@@ -30,9 +30,14 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
 from fe_rodcontact.contact.geometry.tracking import ContactSet
-from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
+from fe_rodcontact.contact.laws.dissipative import (
+    CoulombFrictionLaw,
+    DampingLaw,
+    DissipativeLaw,
+)
 from fe_rodcontact.contact.laws.normal import (
     AdhesiveLaw,
     LinearPenaltyLaw,
@@ -40,6 +45,7 @@ from fe_rodcontact.contact.laws.normal import (
     RepulsiveLaw,
     SmoothPenaltyLaw,
 )
+from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.contact.model import Binding, ContactModel, StepContext, StepKinematics
 from fe_rodcontact.errors import InputError, raise_collectively
 
@@ -177,7 +183,11 @@ class ObstaclePotential(ContactModel):
         self._law = law
         self._damping = damping
         self._friction = friction
-        self._degree = quadrature_degree
+        self._degree = (
+            None
+            if quadrature_degree is None
+            else arguments.integer("quadrature_degree", quadrature_degree, minimum=1)
+        )
         self._terms: list[_ObstacleTerm] = []
         self._dissipation_form: dolfinx.fem.Form | None = None
         self._energy_form: dolfinx.fem.Form | None = None
@@ -190,6 +200,8 @@ class ObstaclePotential(ContactModel):
         rod = binding.rod
         rods = rod.rods
         mesh = rod.mesh
+        problem = first_overflow(self._laws(), binding.margin, " (the search margin)")
+        raise_collectively(mesh.comm, problem and f"ObstaclePotential's {problem}")
         obstacles = [binding.obstacles[i] for i in binding.own_obstacles]
         origin = dolfinx.fem.Constant(mesh, np.zeros(3))
         for obstacle in obstacles:  # the UFL distance refuses what it cannot write
@@ -212,6 +224,9 @@ class ObstaclePotential(ContactModel):
             potential = self._potential(term.obstacle, x_committed, term.origin_n)
             energy = potential if energy is None else energy + potential
         self._energy_form = dolfinx.fem.form(energy * self._dx)
+
+    def _laws(self) -> dict[str, NormalLaw | DissipativeLaw | None]:
+        return {"law": self._law, "damping": self._damping, "friction": self._friction}
 
     def check_scheme(self, scheme: str) -> str | None:
         """Only the energy–momentum step: the forces are its discrete gradient."""
@@ -351,7 +366,11 @@ class ObstaclePotential(ContactModel):
         self.dissipated_energy = float(arrays["dissipated_energy"][0])
 
     def check_start(self, contacts: ContactSet) -> None:
-        """Every quadrature point has a positive gap (power laws are singular at g ≤ 0)."""
+        """Every quadrature point and every contact found has a positive gap.
+
+        Power laws are singular at g ≤ 0. The search's contacts add the points between
+        quadrature points (a rod end dipping into a sloping plane).
+        """
         if not self._law.singular:  # the penalty laws accept any gap
             return
         rod = self.binding.rod
@@ -360,6 +379,16 @@ class ObstaclePotential(ContactModel):
         n_cells = mesh.topology.index_map(1).size_local
         cells = np.arange(n_cells, dtype=np.int32)
         message = None
+        found = contacts.contacts  # the same on every rank
+        if len(found) and found.gap.min() <= 0:
+            k = int(np.argmin(found.gap))
+            message = (
+                f"at the start, rod {rod.rods.names[found.rod_a[k]]!r} has gap "
+                f"{found.gap[k]:.6g} <= 0 to obstacle "
+                f"{self.binding.obstacles[found.rod_b[k]].name!r}; the "
+                f"{type(self._law).__name__} is singular there. Start the rod clear of the "
+                "obstacle."
+            )
         for term in self._terms:
             x = self._reference + rod.displacement
             gap = _ufl_distance(term.obstacle, x, term.origin_n) - self._radius
@@ -374,4 +403,9 @@ class ObstaclePotential(ContactModel):
                     f"{type(self._law).__name__} is singular there. Start the rod clear of "
                     "the obstacle."
                 )
+            elif message is None and n_cells:
+                where = f" (the least gap to obstacle {term.obstacle.name!r} at the start)"
+                problem = first_overflow(self._laws(), float(values.min()), where)
+                if problem is not None:
+                    message = f"ObstaclePotential's {problem}"
         raise_collectively(mesh.comm, message)

@@ -59,12 +59,14 @@ from mpi4py import MPI
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import match_contacts, wrapped
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
 from fe_rodcontact.contact.laws.normal import NormalLaw
+from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
 from fe_rodcontact.contact.potential.point_forces import (
     PointContacts,
@@ -133,11 +135,14 @@ class RodRodPotential(ContactModel):
                 f"RepulsiveLaw), got {what}; damping and friction are keyword arguments."
             )
         elif damping is not None and not isinstance(damping, DampingLaw):
-            message = f"damping must be a DampingLaw, got {type(damping).__name__}."
+            message = (
+                f"RodRodPotential's damping must be a DampingLaw, got {type(damping).__name__}."
+            )
         elif friction is not None and not isinstance(friction, CoulombFrictionLaw):
-            message = f"friction must be a CoulombFrictionLaw, got {type(friction).__name__}."
-        elif not (np.isfinite(settle_tolerance) and settle_tolerance > 0):
-            message = f"settle_tolerance must be positive, got {settle_tolerance!r}."
+            message = (
+                "RodRodPotential's friction must be a CoulombFrictionLaw, got "
+                f"{type(friction).__name__}."
+            )
         if message is not None:
             raise InputError(message)
         self._law = law
@@ -145,8 +150,8 @@ class RodRodPotential(ContactModel):
         self._damping = damping
         self._friction = friction
         self._laws = PointLaws(self._law, self._line_law, damping, friction, margin=np.inf)
-        self._settle = bool(settle)
-        self._settle_tolerance = float(settle_tolerance)
+        self._settle = arguments.flag("settle", settle)
+        self._settle_tolerance = arguments.positive("settle_tolerance", settle_tolerance)
         self._static = False
         self._active: PointContacts | None = None
         self._start = RawContacts.empty()
@@ -162,6 +167,9 @@ class RodRodPotential(ContactModel):
         """The rods' lengths, closedness and element sizes; the cut-off is the scene's margin."""
         super().bind(binding)
         rods = binding.rod.rods
+        laws = {"law": self._law, "line_law": self._line_law, "damping": self._damping}
+        problem = first_overflow(laws, binding.margin, " (the search margin)")
+        raise_collectively(rods.comm, problem and f"RodRodPotential's {problem}")
         self._rod = binding.rod
         self._comm: MPI.Comm = rods.comm
         self._radii = binding.radii

@@ -51,6 +51,7 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
+from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
@@ -134,32 +135,30 @@ class RollingContact(ContactModel):
         slip_regularization: float = 1e-6,
     ):
         super().__init__()
-        message = None
-        if friction_coefficient is not None and not friction_coefficient > 0:
-            message = f"friction_coefficient must be positive, got {friction_coefficient!r}."
-        elif slide_outside_cone and friction_coefficient is None:
-            message = (
+        self.unilateral = arguments.flag("unilateral", unilateral)
+        self.friction_coefficient = (
+            None
+            if friction_coefficient is None
+            else arguments.positive("friction_coefficient", friction_coefficient)
+        )
+        self.slide_outside_cone = arguments.flag("slide_outside_cone", slide_outside_cone)
+        if self.slide_outside_cone and friction_coefficient is None:
+            raise InputError(
                 "slide_outside_cone needs a friction_coefficient (the cone's k); give one, "
                 "or leave slide_outside_cone=False."
             )
-        elif not slip_regularization > 0:
-            message = f"slip_regularization must be positive, got {slip_regularization!r}."
-        elif impacts not in IMPACT_TREATMENTS:
-            message = f"unknown impacts treatment {impacts!r}; use one of {IMPACT_TREATMENTS}."
-        elif not (np.isfinite(touch_tolerance) and touch_tolerance >= 0):
-            message = f"touch_tolerance must be >= 0, got {touch_tolerance!r}."
-        elif not (np.isfinite(settle_tolerance) and settle_tolerance > 0):
-            message = f"settle_tolerance must be positive, got {settle_tolerance!r}."
-        if message is not None:
-            raise InputError(message)
-        self.unilateral = bool(unilateral)
-        self.friction_coefficient = friction_coefficient
+        self.slip_regularization = arguments.positive("slip_regularization", slip_regularization)
+        if not isinstance(impacts, str) or impacts not in IMPACT_TREATMENTS:
+            raise InputError(
+                f"unknown impacts treatment {impacts!r}; use one of {IMPACT_TREATMENTS}."
+            )
         self.impacts = impacts
-        self.slide_outside_cone = bool(slide_outside_cone)
-        self.slip_regularization = float(slip_regularization)
-        self.start_tolerance = float(touch_tolerance)
-        self._touch = float(touch_tolerance)
-        self._settle = float(settle_tolerance)
+        touch = arguments.non_negative(
+            "touch_tolerance", touch_tolerance, "it is |gap| / (R_a + R_b) at the start"
+        )
+        self.start_tolerance = touch
+        self._touch = touch
+        self._settle = arguments.positive("settle_tolerance", settle_tolerance)
         self._now = StepState()
         self._run = RunState()
         self._places: RowPlaces | None = None  # where the rows of the points go (built once)
