@@ -105,7 +105,7 @@ class Stepper:
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
             optional_options=options.keys() - (petsc_options or {}).keys(),
-            stall_floor=scheme.stall_floor,
+            stall_floor=scheme.residual_floor(),
         )
         point_models = contact.point_models if contact is not None else ()
         self._bordered = (
@@ -156,6 +156,7 @@ class Stepper:
             scheme.start(context, contact, self._prefix)
         saved = self._save()
         scheme.begin(t, dt)
+        self._newton.stall_floor = scheme.residual_floor()
         if contact is not None:
             contact.begin_step(context)
         if self.steps == 0:
