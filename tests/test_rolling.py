@@ -31,7 +31,6 @@ import pytest
 from conftest import REPO, contact_scene
 
 from fe_rodcontact.contact import Cylinder, Plane, StepContext
-from fe_rodcontact.contact.geometry.tracking import ContactError
 from fe_rodcontact.contact.rolling.model import RollingContact
 from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.rods.curves import arc, ring, straight
@@ -644,29 +643,120 @@ def test_a_contact_rolling_two_elements_per_step_stays_one_rolling_contact(comm)
     assert np.max(np.diff(s_a)) > 2 * (2.0 / 256)  # it did jump past the match distance
 
 
+def _fails_on_a_contact(problem, rolling, t_end, stepping, folder=None):
+    """Solve until ConvergenceError; check that the rods and the contact state are those of the
+    last accepted step (the rejected steps were restored); return the error's message."""
+    last = {}
+
+    def keep(p):
+        last["state"] = [a.copy() for a in p.rod.snapshot()]
+        last["records"] = len(rolling.records)
+        last["time"] = p.time
+
+    keep(problem)
+    with pytest.raises(ConvergenceError, match="the contacts rejected the step") as failure:
+        problem.solve(t_end, stepping, on_step=keep, checkpoint=folder)
+    assert problem.time == last["time"]
+    for now, then in zip(problem.rod.snapshot(), last["state"], strict=True):
+        assert np.array_equal(now, then)
+    assert len(rolling.records) == last["records"]
+    if folder is not None:
+        assert (folder / "state.npz").exists()
+    return str(failure.value)
+
+
 def test_impacts_error_option_and_margin(comm):
-    """``impacts="error"`` refuses an impact; a contact that closes from beyond the search
-    margin within one step cannot be resolved (both: ContactError on every rank)."""
-    problem, _ = crossing_rods(comm, lift=2 * R + 0.01, impacts="error")
+    """``impacts="error"`` refuses an impact, and a contact that closes from beyond the search
+    margin within one step cannot be resolved in that step: both reject the step (ContactError
+    on every rank), which is cut. The impact cannot be avoided by cutting: at the smallest step
+    ConvergenceError names the rods, and the rods hold the last good state. The contact from
+    beyond the margin (15 mm per step, margin 2.5 mm) is resolved by cut steps (3.75 mm at
+    1.25 ms... 1.9 mm at 0.625 ms): an inelastic impact, and the run goes on; without
+    adaptive steps it stops at its first step, naming the rods."""
+    problem, rolling = crossing_rods(comm, lift=2 * R + 0.01, impacts="error")
     _falling(problem, 1.0)
-    with pytest.raises(ContactError, match="impacts='error'"):
-        problem.solve(0.05, TimeStepping(dt=0.005))
-    problem, _ = crossing_rods(comm, lift=2 * R + 0.01, margin=0.0025)
-    _falling(problem, 3.0)  # 15 mm per step, margin 2.5 mm
-    with pytest.raises(ContactError, match="search margin"):
-        problem.solve(0.05, TimeStepping(dt=0.005, adaptive=False))
+    message = _fails_on_a_contact(problem, rolling, 0.05, TimeStepping(dt=0.005, min_dt=0.005 / 8))
+    assert "impacts='error'" in message and "rod 'rod0' at s = " in message
+    assert "rod 'rod1' at s = " in message
+    assert 0.005 <= problem.time <= 0.01  # it closes at t = 0.01
+    problem, rolling = crossing_rods(comm, lift=2 * R + 0.01, margin=0.0025)
+    _falling(problem, 3.0)
+    message = _fails_on_a_contact(problem, rolling, 0.02, TimeStepping(dt=0.005, adaptive=False))
+    assert "search margin" in message and "rod 'rod1' at s = " in message
+    assert problem.time == 0.0
+    problem, rolling = crossing_rods(comm, lift=2 * R + 0.01, margin=0.0025)
+    _falling(problem, 3.0)
+    problem.solve(0.02, TimeStepping(dt=0.005))
+    assert problem.time == pytest.approx(0.02)
+    series = problem.series.arrays()
+    assert np.min(series["dt"][1:]) < 0.005 * 0.0025 / 0.015  # cut below margin / speed
+    assert sum(r["impact_loss"] > 0 for r in rolling.records) == 1
 
 
-def test_a_contact_rolling_off_a_rod_end_is_an_error(comm):
-    """The contact point reaches the free end of rod a: ContactError on every rank, naming the
-    contact and the time (the contact point would leave the rod)."""
-    problem, _ = crossing_rods(comm, offset=0.85)
+def test_a_contact_rolling_off_a_rod_end_is_a_rejected_step(comm, shared_tmp):
+    """The contact point reaches the free end of rod a: the step is rejected (ContactError on
+    every rank) and cut, and at the smallest step ConvergenceError names the contact's rods;
+    the last good state is restored and written to the checkpoint."""
+    problem, rolling = crossing_rods(comm, offset=0.85)
     problem.set_initial_velocity(
         lambda x: np.vstack([np.where(x[2] > R, 2.0, 0.0), 0 * x[0], 0 * x[0]]),
         lambda x: 0 * x,
     )
-    with pytest.raises(ContactError, match="free end"):
-        problem.solve(0.5, TimeStepping(dt=0.01))
+    folder = shared_tmp / "off_the_end"
+    message = _fails_on_a_contact(
+        problem, rolling, 0.5, TimeStepping(dt=0.01, min_dt=0.0025), folder
+    )
+    assert "free end" in message and "rod 'rod0' at s = " in message
+    assert problem.time > 0
+
+
+def test_a_prescribed_motion_into_a_plane_is_a_rejected_step(comm):
+    """Both ends of a rod lying on a plane (4 elements, smooth centreline) are driven into it
+    at 1 m/s: the rolling contacts cannot follow the end configuration (not found again), the
+    step is rejected and cut, and at the smallest step ConvergenceError names the rod and the
+    obstacle; the rods keep their start."""
+    rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=4)
+    rod = CosseratRod(rods, SECTION)
+    rolling = RollingContact()
+    down = Support(
+        rod=0, end="start", rotation_components=(), displacement_history=lambda t: (0, 0, -t)
+    )
+    up_to = Support(
+        rod=0, end="end", rotation_components=(), displacement_history=down.displacement_history
+    )
+    table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
+    problem = DynamicProblem(
+        rod,
+        [down, up_to],
+        petsc_options_prefix="into_plane_",
+        contact=contact_scene(rod, table, rolling),
+    )
+    message = _fails_on_a_contact(problem, rolling, 0.1, TimeStepping(dt=0.01, min_dt=0.0025))
+    assert "rod 'rod0' at s = " in message and "obstacle 'table'" in message
+    assert problem.time == 0.0
+
+
+def test_a_rod_spinning_on_a_plane_stops_on_a_lost_contact(comm):
+    """A rod lying on a plane spins at 1000 rad/s about its own axis (rolling sideways at
+    20 m/s): in a 10 ms step its contacts are not found again; cut steps resolve the first
+    steps, and where even the smallest step cannot, ConvergenceError names the rod and the
+    obstacle; the last good state stands."""
+    radius = 0.02
+    rods = create_rod_mesh(comm, [straight((-0.2, 0, radius), (0.2, 0, radius))], elements=4)
+    rod = CosseratRod(rods, Section.circular(radius=radius, E=1e7, nu=0.3, density=1000.0))
+    rolling = RollingContact()
+    table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
+    problem = DynamicProblem(
+        rod,
+        [],
+        [Gravity((0, 0, -9.81))],
+        petsc_options_prefix="spin_plane_",
+        contact=contact_scene(rod, table, rolling, margin=0.005),
+    )
+    problem.set_initial_velocity(None, lambda x: np.vstack([1000 + 0 * x[0], 0 * x[0], 0 * x[0]]))
+    message = _fails_on_a_contact(problem, rolling, 0.05, TimeStepping(dt=0.01, min_dt=0.0025))
+    assert "not found again" in message
+    assert "rod 'rod0' at s = " in message and "obstacle 'table'" in message
 
 
 def test_parallel_rods_roll_on_a_line_contact(comm):

@@ -417,9 +417,10 @@ class StaticProblem:
 
             def give_up(load_factor: float, step: float, outcome: StepResult) -> None:
                 self._scheme.load_factor.value = load_factor
+                failure = (outcome.failure or "").rstrip(".")
                 raise ConvergenceError(
-                    f"Newton did not converge beyond load factor {load_factor:.6g} "
-                    f"({outcome.failure}; step {step:.3g} < min_step {stepping.min_step:.3g}); "
+                    f"{outcome.cause} beyond load factor {load_factor:.6g} "
+                    f"({failure}; step {step:.3g} < min_step {stepping.min_step:.3g}); "
                     "the rods hold the last converged state. Refine the mesh, lower min_step "
                     "or check the loads."
                 )

@@ -163,6 +163,8 @@ def tracked_origins(
     *,
     margin: float,
     t: float,
+    names: Sequence[str] = (),
+    obstacle_names: Sequence[str] = (),
 ) -> tuple[IntArray, str | None]:
     """Where the contacts ``found[rows]`` that closed during the step were at tₙ.
 
@@ -175,6 +177,8 @@ def tracked_origins(
         element_lengths: The largest element length of each rod (candidates lie within two).
         margin: The search margin (for the message).
         t: Start of the step (for the message).
+        names: The rods' names (for the message).
+        obstacle_names: The obstacles' names.
 
     Returns:
         The rows of ``tracked`` (sorted, unique), and why one closed contact has none (it came
@@ -195,11 +199,11 @@ def tracked_origins(
             )
         )
         if not len(same):
+            location = describe_contact(found, int(j), tuple(names), tuple(obstacle_names))
             problem = (
-                f"a new contact (rods {int(found.rod_a[j])} and {int(found.rod_b[j])}, "
-                f"s = {found.s_a[j]:.6g}, {found.s_b[j]:.6g}) went through in the step "
-                f"from t = {t:.6g} from farther apart than the search margin "
-                f"{margin:.3g}: reduce the time step or enlarge the margin."
+                f"a new contact ({location}) went through in the step from t = {t:.6g} from "
+                f"farther apart than the search margin {margin:.3g}: reduce the time step or "
+                "enlarge the margin."
             )
             return np.zeros(0, np.int64), problem
         distance = np.abs(tracked.s_a[same] - found.s_a[j])
@@ -215,6 +219,8 @@ def follow_contacts(
     lengths: FloatArray,
     closed: BoolArray,
     t: float,
+    names: Sequence[str] = (),
+    obstacle_names: Sequence[str] = (),
 ) -> Matches:
     """The contact of ``found`` that each active contact became (same rods, nearest).
 
@@ -225,6 +231,8 @@ def follow_contacts(
         lengths: The length of each rod.
         closed: Whether each rod is closed.
         t: Start of the step (for the message).
+        names: The rods' names (for the message).
+        obstacle_names: The obstacles' names.
 
     Raises:
         ContactError: On every rank, when an active contact is not found again.
@@ -234,9 +242,10 @@ def follow_contacts(
     message = None
     if len(lost):
         i = int(lost[0])
+        location = describe_contact(old, i, tuple(names), tuple(obstacle_names))
         message = (
-            f"rolling contact {i} (rods {int(old.rod_a[i])}, {int(old.rod_b[i])}) was not "
-            f"found again within the step from t = {t:.6g}: reduce the time step."
+            f"the rolling contact between {location} was not found again within the step "
+            f"from t = {t:.6g}: reduce the time step."
         )
     raise_collectively(comm, message, ContactError)
     return matches

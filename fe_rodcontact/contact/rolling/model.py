@@ -281,6 +281,8 @@ class RollingContact(ContactModel):
             self._h,
             margin=self._margin,
             t=self._now.t,
+            names=self._rod.rods.names,
+            obstacle_names=tuple(o.name for o in self._obstacles),
         )
         problem = self._impact_problem(found, int(through[0])) or problem
         raise_collectively(self._comm, problem, ContactError)
@@ -411,6 +413,8 @@ class RollingContact(ContactModel):
             lengths=np.asarray(rods.lengths),
             closed=np.asarray(rods.closed),
             t=self._now.t,
+            names=rods.names,
+            obstacle_names=tuple(o.name for o in self._obstacles),
         )
         if self._closed_in_step(found, matches.new):
             return True
