@@ -70,7 +70,8 @@ REUSE_FACTORS_BELOW = 1e4
 """A re-solve of a step whose start residual is below this multiple of atol (and whose pattern
 is the last solve's) reuses the last matrix and its factorisation (chord steps)."""
 CHORD_TOLERANCE = 0.1
-"""Chord steps go on to this fraction of atol (the accuracy a full Newton step overshoots to)."""
+"""Chord steps go on to this fraction of atol (the accuracy a full Newton step overshoots to),
+or to the residual's round-off floor where that is higher (they cannot pass it)."""
 
 
 @dataclass(frozen=True)
@@ -294,8 +295,9 @@ class ConstrainedNewton:
             reuse = self._F.norm() <= REUSE_FACTORS_BELOW * atol
         self._reusing = reuse  # the matrix's state stays, so the PC keeps its factors
         self.reused_factor_solves += int(reuse)
-        if reuse:
-            self._snes.setTolerances(atol=CHORD_TOLERANCE * atol)
+        # atol never below the state's round-off floor, which Newton and chord steps cannot pass
+        floor = self._problem.stall_floor
+        self._snes.setTolerances(atol=max(CHORD_TOLERANCE * atol, floor) if reuse else atol)
         error = None
         try:
             self._snes.solve(None, self._X)

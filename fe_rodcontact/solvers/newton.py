@@ -249,8 +249,17 @@ class NewtonProblem:
 
     @property
     def stall_floor(self) -> float:
-        """The residual's round-off floor used by the stall test."""
+        """The residual's round-off floor at the state being solved (the stall test's floor).
+
+        Set before each solve by its caller (the stepper, from the scheme's current state): a
+        solve that stops on a small step with its residual within 10× max(atol, this) is
+        accepted.
+        """
         return self._stall_floor
+
+    @stall_floor.setter
+    def stall_floor(self, value: float) -> None:
+        self._stall_floor = float(value)
 
     @property
     def residual_form(self) -> dolfinx.fem.Form:
@@ -283,11 +292,16 @@ class NewtonProblem:
         """
         self.pack()
         dolfinx.fem.petsc.assign(self._unknown, self._x)
+        rtol, snes_atol, stol, max_it = self._snes.getTolerances()
+        atol = max(snes_atol, self._stall_floor)  # never below the state's round-off floor
+        self._snes.setTolerances(atol=atol)
         error = None
         try:
             self._snes.solve(None, self._x)
         except PETSc.Error as exc:
             error = f"PETSc error {exc.ierr} in the linear solve (a singular matrix?)"
+        finally:
+            self._snes.setTolerances(rtol, snes_atol, stol, max_it)
         comm = self._unknown.function_space.mesh.comm
         errors = [e for e in comm.allgather(error) if e is not None]
         dolfinx.la.petsc._ghost_update(self._x, PETSc.InsertMode.INSERT, PETSc.ScatterMode.FORWARD)
@@ -301,9 +315,7 @@ class NewtonProblem:
             self._failure = self._check.failure or f"SNES reason {reason}"
         else:
             self._failure = _suspicious_convergence(
-                reason,
-                self._snes.getConvergenceHistory()[0],
-                max(self._snes.getTolerances()[1], self._stall_floor),
+                reason, self._snes.getConvergenceHistory()[0], atol
             )
             converged = self._failure is None
         return converged, int(self._snes.getIterationNumber())

@@ -8,6 +8,11 @@ scalars), writes fields every k steps and a checkpoint every m; a failed step is
 and below ``min_dt`` the last good state is written as a checkpoint and ConvergenceError raised
 on every rank.
 
+A step that the contacts reject (a
+:class:`~fe_rodcontact.contact.geometry.tracking.ContactError`: a contact that closes from beyond
+the search margin, runs off a rod end, is lost within a step) is cut like one whose Newton solve
+failed; at the smallest step the ConvergenceError carries the contact's message.
+
 A checkpoint holds every array of the state in a rank-independent layout plus time, step size,
 the series and the contact scene's state; :meth:`DynamicProblem.read_checkpoint` then continues
 bit for bit as if uninterrupted on the same number of ranks (on another number, to the
@@ -340,9 +345,10 @@ class DynamicProblem:
             def give_up(t: float, step: float, outcome: StepResult) -> None:
                 if checkpoint is not None:
                     self.write_checkpoint(checkpoint)
+                failure = (outcome.failure or "").rstrip(".")
                 raise ConvergenceError(
-                    f"time step failed at t = {self.time:.6g}: Newton did not converge "
-                    f"({outcome.failure}) with dt = {step:.3g} (smallest allowed "
+                    f"time step failed at t = {self.time:.6g}: {outcome.cause} "
+                    f"({failure}) with dt = {step:.3g} (smallest allowed "
                     f"{stepping.smallest:.3g}); the rods hold the last good state"
                     + (f", written to {checkpoint}" if checkpoint is not None else "")
                     + ". Reduce dt, refine the mesh, or check loads and end motions."

@@ -130,17 +130,19 @@ class GeneralizedAlpha(Integrator):
                 k: newton[k] for k in ("ksp_type", "pc_type", "pc_factor_mat_solver_type")
             },
         )
-        solution = problem.solve()
-        solved = problem.solver.getConvergedReason() > 0
-        models = contact.point_models if contact is not None else ()
-        if models and self._rod.mesh.comm.allreduce(solved, op=MPI.LAND):
-            assert contact is not None
-            self._constrain_start(problem, solution, context, contact)
-        self._supports.release(held)
-        finite = np.all(np.isfinite(solution.x.array))
-        if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
-            self.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
-        problem.__del__()  # collective: now on every rank, not whenever the collector runs
+        try:  # the contacts' rows may raise ContactError (on every rank): a rejected step
+            solution = problem.solve()
+            solved = problem.solver.getConvergedReason() > 0
+            models = contact.point_models if contact is not None else ()
+            if models and self._rod.mesh.comm.allreduce(solved, op=MPI.LAND):
+                assert contact is not None
+                self._constrain_start(problem, solution, context, contact)
+            finite = np.all(np.isfinite(solution.x.array))
+            if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
+                self.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
+        finally:
+            self._supports.release(held)
+            problem.__del__()  # collective: now on every rank, not whenever the collector runs
 
     def _constrain_start(
         self,

@@ -38,7 +38,11 @@ from fe_rodcontact.rods.loads import EndForce, EndMoment, Load, PointForce, Poin
 from fe_rodcontact.rods.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
 from fe_rodcontact.rods.supports import SupportConditions
 from fe_rodcontact.stepping.scheme import Scheme
-from fe_rodcontact.stepping.tolerances import default_dynamics_options, scaled_absolute_tolerance
+from fe_rodcontact.stepping.tolerances import (
+    RoundOffFloor,
+    default_dynamics_options,
+    scaled_absolute_tolerance,
+)
 
 __all__ = ["Integrator", "TimedLoad", "quadrature_function"]
 
@@ -103,6 +107,7 @@ class Integrator(Scheme):
         self._rod = rod
         self._models = tuple(models)
         self._supports = SupportConditions(rod, supports, "cayley")
+        self._floor = RoundOffFloor(rod)
         self.external_work = 0.0
         """The work of the loads and the supports so far."""
         mesh = rod.mesh
@@ -207,6 +212,10 @@ class Integrator(Scheme):
         options["snes_atol"] = scaled_absolute_tolerance(self._rod, float(options["snes_atol"]))  # type: ignore[arg-type]
         options["snes_force_iteration"] = True
         return options
+
+    def residual_floor(self) -> float:
+        """The round-off floor of the strains and the inertia of the step (Δt as set)."""
+        return self._floor.dynamics(float(self.dt.value), self.velocity.x.array.reshape(-1, 3))
 
     def _step_kinematics(self) -> StepKinematics:
         """The step's unknowns and tests for the contact models' UFL terms."""

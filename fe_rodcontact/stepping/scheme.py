@@ -34,8 +34,6 @@ class Scheme(ABC):
 
     name: ClassVar[str]
     increment: ClassVar[str]
-    stall_floor: float = 0.0
-    """Residual norm (round-off) below which Newton's stalled steps are accepted."""
 
     @property
     @abstractmethod
@@ -54,6 +52,15 @@ class Scheme(ABC):
     @abstractmethod
     def begin(self, t: float, dt: float) -> None:
         """Predict the state and set the loads and prescribed values of the step t → t + dt."""
+
+    @abstractmethod
+    def residual_floor(self) -> float:
+        """The round-off floor of the step residual's norm at the predicted state (collective).
+
+        Newton's absolute tolerance is never taken below it: a solve that stalls within 10×
+        it is accepted, and chord steps stop at it
+        (:class:`~fe_rodcontact.stepping.tolerances.RoundOffFloor`).
+        """
 
     def context(self, t: float, dt: float, end: float, step: int) -> StepContext:
         """What the contact models are told of the step."""

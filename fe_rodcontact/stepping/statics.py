@@ -37,7 +37,7 @@ from fe_rodcontact.stepping.interrupt import Interrupted, stop_requested
 from fe_rodcontact.stepping.progress import Progress
 from fe_rodcontact.stepping.scheme import Scheme
 from fe_rodcontact.stepping.stepper import StepControl, Stepper, StepResult
-from fe_rodcontact.stepping.tolerances import scaled_absolute_tolerance, stall_floor
+from fe_rodcontact.stepping.tolerances import RoundOffFloor, scaled_absolute_tolerance
 
 __all__ = [
     "LoadStepping",
@@ -203,7 +203,7 @@ class StaticScheme(Scheme):
         if extra_residual is not None:
             residual = residual + extra_residual
         self._residual = residual
-        self.stall_floor = stall_floor(rod)
+        self._floor = RoundOffFloor(rod)
 
     @property
     def residual(self) -> ufl.Form:
@@ -221,6 +221,10 @@ class StaticScheme(Scheme):
         options["snes_atol"] = scaled_absolute_tolerance(self._rod, float(options["snes_atol"]))  # type: ignore[arg-type]
         options["snes_force_iteration"] = True  # a tiny load's residual may start below atol
         return options
+
+    def residual_floor(self) -> float:
+        """The strains' round-off floor at the current positions."""
+        return self._floor.statics()
 
     def set_load_factor(self, load_factor: float) -> None:
         """Loads and prescribed values at λ."""
@@ -358,6 +362,7 @@ class StaticProblem:
             else None,
         )
         self._scheme.set_load_factor(load_factor)
+        self._stepper.newton.stall_floor = self._scheme.residual_floor()
         return self._stepper.newton.solve()
 
     def solve(
@@ -412,9 +417,10 @@ class StaticProblem:
 
             def give_up(load_factor: float, step: float, outcome: StepResult) -> None:
                 self._scheme.load_factor.value = load_factor
+                failure = (outcome.failure or "").rstrip(".")
                 raise ConvergenceError(
-                    f"Newton did not converge beyond load factor {load_factor:.6g} "
-                    f"({outcome.failure}; step {step:.3g} < min_step {stepping.min_step:.3g}); "
+                    f"{outcome.cause} beyond load factor {load_factor:.6g} "
+                    f"({failure}; step {step:.3g} < min_step {stepping.min_step:.3g}); "
                     "the rods hold the last converged state. Refine the mesh, lower min_step "
                     "or check the loads."
                 )

@@ -10,8 +10,10 @@
 4. commit: the contact models, then the scheme (work, velocities, the rods' rotations);
 5. the accepted configuration's contacts are tracked (the last search of step 3).
 
-A step that fails (Newton, a contact point that cannot settle) restores the rods, the scheme's
-state and the contact models, and reports why. :meth:`Stepper.advance` cuts such a step and grows
+A step that fails restores the rods, the scheme's state and the contact models, and reports
+why: Newton did not converge, or the contacts rejected it (a
+:class:`~fe_rodcontact.contact.geometry.tracking.ContactError` while it was set up or its points
+moved, or points that did not settle). :meth:`Stepper.advance` cuts such a step and grows
 the step again after easy ones, landing exactly on the stops it is given; the problem classes
 (:class:`~fe_rodcontact.stepping.statics.StaticProblem`,
 :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem`) say what happens after each accepted
@@ -25,6 +27,8 @@ from petsc4py import PETSc
 
 import numpy as np
 
+from fe_rodcontact.contact.geometry.tracking import ContactError
+from fe_rodcontact.contact.model import StepContext
 from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
@@ -45,11 +49,20 @@ class StepResult:
         converged: It was accepted.
         iterations: Newton iterations of all its solves.
         failure: Why it failed (``None`` when accepted).
+        rejected: It failed on its contacts, not in Newton: a
+            :class:`~fe_rodcontact.contact.geometry.tracking.ContactError` while it was set up
+            or its points moved, or points that did not settle.
     """
 
     converged: bool
     iterations: int
     failure: str | None = None
+    rejected: bool = False
+
+    @property
+    def cause(self) -> str:
+        """What failed, for messages: ``"Newton did not converge"`` or the contacts."""
+        return "the contacts rejected the step" if self.rejected else "Newton did not converge"
 
 
 @dataclass(frozen=True)
@@ -105,7 +118,7 @@ class Stepper:
             petsc_options_prefix=petsc_options_prefix,
             petsc_options=options,
             optional_options=options.keys() - (petsc_options or {}).keys(),
-            stall_floor=scheme.stall_floor,
+            stall_floor=scheme.residual_floor(),
         )
         point_models = contact.point_models if contact is not None else ()
         self._bordered = (
@@ -122,6 +135,7 @@ class Stepper:
         self.steps = 0
         """Steps accepted so far."""
         self._started = False
+        self._iterations = 0  # Newton iterations of the step being tried
 
     # -- access ----------------------------------------------------------------------------------
     @property
@@ -146,21 +160,23 @@ class Stepper:
 
     # -- the step --------------------------------------------------------------------------------
     def try_step(self, t: float, dt: float, end: float) -> StepResult:
-        """The step from t to ``end`` = t + dt; a failed one leaves the state as it was."""
+        """The step from t to ``end`` = t + dt; a failed one leaves the state as it was.
+
+        A :class:`~fe_rodcontact.contact.geometry.tracking.ContactError` (raised on every rank
+        together) while the step is set up or solved is a rejected step: everything saved
+        before the step is restored, so that the step can be cut.
+        """
         scheme, contact = self._scheme, self._contact
         context = scheme.context(t, dt, end, self.steps)
         if self.steps == 0 and not self._started and contact is not None:
             contact.check_start()  # (a restart continues from a configuration checked before)
         self._started = True
-        if self.steps == 0:
-            scheme.start(context, contact, self._prefix)
         saved = self._save()
-        scheme.begin(t, dt)
-        if contact is not None:
-            contact.begin_step(context)
-        if self.steps == 0:
-            scheme.check_first_step(contact)
-        result = self._solve()
+        self._iterations = 0
+        try:
+            result = self._attempt(context)
+        except ContactError as error:
+            result = StepResult(False, self._iterations, str(error), rejected=True)
         if not result.converged:
             self._restore(saved)
             return result
@@ -172,21 +188,39 @@ class Stepper:
             contact.observe(self.steps, end)
         return result
 
+    def _attempt(self, context: StepContext) -> StepResult:
+        """Set the step up and solve it (raises ContactError)."""
+        scheme, contact = self._scheme, self._contact
+        if self.steps == 0:
+            scheme.start(context, contact, self._prefix)
+        scheme.begin(context.t, context.dt)
+        self._newton.stall_floor = scheme.residual_floor()
+        if contact is not None:
+            contact.begin_step(context)
+        if self.steps == 0:
+            scheme.check_first_step(contact)
+        return self._solve()
+
     def _solve(self) -> StepResult:
         """Solve; move the contact points; solve again until they settle."""
         if self._bordered is None:
             converged, iterations = self._newton.solve()
+            self._iterations += iterations
             return StepResult(converged, iterations, self._newton.failure)
         assert self._contact is not None
-        total = 0
         for solve in range(MAX_SOLVES):
             converged, iterations = self._bordered.solve(same_step=solve > 0)
-            total += iterations
+            self._iterations += iterations
             if not converged:
-                return StepResult(False, total, self._bordered.failure)
+                return StepResult(False, self._iterations, self._bordered.failure)
             if not self._contact.move_points(self._bordered.split_multipliers()):
-                return StepResult(True, total)
-        return StepResult(False, total, f"contact points did not settle in {MAX_SOLVES} solves")
+                return StepResult(True, self._iterations)
+        return StepResult(
+            False,
+            self._iterations,
+            f"the contact points did not settle in {MAX_SOLVES} solves",
+            rejected=True,
+        )
 
     def _save(self) -> tuple:
         own = tuple(f.x.array.copy() for f in self._scheme.state_functions())

@@ -48,7 +48,14 @@ IntArray = npt.NDArray[np.int64]
 
 
 class ContactError(RuntimeError):
-    """A contact left the rods (ran off a rod end) where the options ask for an error."""
+    """A contact that a step cannot resolve, raised on every rank with a message naming it.
+
+    A contact that runs off a rod end, closes from farther than the search margin within a
+    step, is not found again after a step, or an impact where the options ask for an error. In
+    a problem's step it rejects the step, which is then cut
+    (:class:`~fe_rodcontact.stepping.stepper.Stepper`); at the smallest step the problem raises
+    a ConvergenceError with this message.
+    """
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

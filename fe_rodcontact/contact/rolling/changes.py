@@ -240,8 +240,8 @@ def follow_contacts(
     if len(lost):
         i = int(lost[0])
         message = (
-            f"rolling contact {i} ({names.describe(old, i)}) was not found again within the "
-            f"step from t = {t:.6g}: reduce the time step."
+            f"the rolling contact between {names.describe(old, i)} was not found again within "
+            f"the step from t = {t:.6g}: reduce the time step."
         )
     raise_collectively(comm, message, ContactError)
     return matches
