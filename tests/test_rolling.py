@@ -796,6 +796,41 @@ def test_a_prescribed_motion_into_a_plane_is_a_rejected_step(comm):
     assert problem.time == 0.0
 
 
+def test_a_rod_pinned_on_a_floor_lies_still_on_its_node_contacts(comm):
+    """A rod lying on a floor under gravity, its start pinned (displacement held, rotations
+    free): the pinned node's contact is the support's, the other nodes roll on the floor, and
+    the rod stays at rest. The floor's forces balance the weight's moment about the pin (the
+    pin takes no moment; its force has none): Σ (p − pin) × F = −(L/2) W ŷ. Measured 9e-17 W L,
+    displacement 0; tolerances 1e-9 W L and 1e-12 m (the Newton tolerance's order). With a
+    contact row at the pinned node the saddle-point matrix had an empty row (a zero pivot)."""
+    g, elements, length = 9.81, 4, 1.0
+    rods = create_rod_mesh(comm, [straight((0, 0, R), (length, 0, R))], elements=elements)
+    rod = CosseratRod(rods, SECTION)
+    rolling = RollingContact()
+    floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
+    pin = Support(rod=0, end="start", rotation_components=())
+    problem = DynamicProblem(
+        rod,
+        [pin],
+        [Gravity((0, 0, -g))],
+        petsc_options_prefix="pinned_floor_",
+        contact=contact_scene(rod, floor, rolling),
+    )
+    problem.solve(0.02, TimeStepping(dt=0.005))
+    last = [r for r in rolling.records if r["step"] == max(r["step"] for r in rolling.records)]
+    assert len(last) == elements  # every node but the pinned one
+    weight = SECTION.rhoA * g * length
+    moment = sum(
+        np.cross(
+            [r["point_x"], r["point_y"], r["point_z"] - R],
+            [r["force_x"], r["force_y"], r["force_z"]],
+        )
+        for r in last
+    )
+    assert np.allclose(moment, [0, -weight * length / 2, 0], rtol=0, atol=1e-9 * weight * length)
+    assert np.max(np.abs(problem.rod.displacement.x.array)) <= 1e-12
+
+
 def test_a_rod_spinning_on_a_plane_stops_on_a_lost_contact(comm):
     """A rod lying on a plane spins at 1000 rad/s about its own axis (rolling sideways at
     20 m/s): in a 10 ms step its contacts are not found again; cut steps resolve the first
@@ -848,11 +883,12 @@ def test_parallel_rods_roll_on_a_line_contact(comm):
 
 
 def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shared_tmp):
-    """Both ends of a one-element rod lying on a plane are driven into the plane: the contact
-    at its middle (basis kernel: its stencil is the two driven nodes) cannot hold the gap.
-    Newton fails, the step is cut down to the smallest one, then the last good state is
-    written and ConvergenceError is raised on every rank. On 2 ranks one rank holds no cell
-    (this test found that such a rank failed alone, and the other hung)."""
+    """Both ends of a one-element rod lying on a plane are driven into the plane: its contacts
+    are at the two driven nodes, which the supports carry, and the supports drive them into
+    the plane. The step is rejected (ContactError on every rank) and cut down to the smallest
+    one, then the last good state is written and ConvergenceError is raised on every rank,
+    naming the rod and the obstacle. On 2 ranks one rank holds no cell (this test found that
+    such a rank failed alone, and the other hung)."""
     rods = create_rod_mesh(comm, [straight((0, 0, R), (1, 0, R))], elements=1)
     rod = CosseratRod(rods, SECTION)
     table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
@@ -877,7 +913,8 @@ def test_a_prescribed_motion_that_fights_the_constraint_fails_cleanly(comm, shar
     folder = shared_tmp / "fight_checkpoint"
     with pytest.raises(ConvergenceError, match="last good state") as failure:
         problem.solve(0.1, TimeStepping(dt=0.01, min_dt=0.0025), checkpoint=folder)
-    assert "singular" in str(failure.value)
+    assert "a support drives the rod end into the obstacle" in str(failure.value)
+    assert "obstacle 'table'" in str(failure.value)
     assert (folder / "state.npz").exists()
     assert problem.time == 0.0
 

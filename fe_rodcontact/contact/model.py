@@ -31,7 +31,7 @@ stepper calls every stage of every model (no stage is probed for). The contact s
 the scene: a model never searches, it is handed the contacts of its targets.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -43,6 +43,8 @@ from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet
+from fe_rodcontact.rods.loads import Support
+from fe_rodcontact.rods.mesh import RodMesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.solvers.linearisation import PointTerms
 
@@ -156,6 +158,9 @@ class Binding:
         stencils: The centreline representation of the scene's search, at material points.
         element_lengths: The longest element of each rod.
         margin: The scene's search margin.
+        held_points: The rod ends whose displacement the problem's supports prescribe in full,
+            as (rod, arc length): the support carries the load there, and a contact row on
+            them alone would be empty.
     """
 
     rod: CosseratRod
@@ -166,6 +171,17 @@ class Binding:
     stencils: CentrelineStencils
     element_lengths: FloatArray
     margin: float
+    held_points: tuple[tuple[int, float], ...] = ()
+
+
+def held_points(rods: RodMesh, supports: Sequence[Support]) -> tuple[tuple[int, float], ...]:
+    """The rod ends whose three displacement components ``supports`` prescribe: (rod, s)."""
+    held = []
+    for support in supports:
+        if set(support.displacement_components) == {0, 1, 2}:
+            i = rods.rod_index(support.rod)
+            held.append((i, 0.0 if support.end == "start" else float(rods.lengths[i])))
+    return tuple(held)
 
 
 class ContactModel(PointTerms):

@@ -39,9 +39,10 @@ from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import ContactSearch
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
-from fe_rodcontact.contact.model import Binding, ContactModel, StepContext
+from fe_rodcontact.contact.model import Binding, ContactModel, StepContext, held_points
 from fe_rodcontact.contact.targets import DETECTED, Target, Targets
 from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.rod import CosseratRod
 
 __all__ = ["CENTRELINES", "ContactOutput", "ContactScene"]
@@ -271,8 +272,11 @@ class ContactScene:
         return None if self._tracker is None else self._tracker.current
 
     # -- a problem takes the scene -------------------------------------------------------------
-    def attach(self, scheme: str, rod: CosseratRod) -> None:
+    def attach(self, scheme: str, rod: CosseratRod, supports: Sequence[Support] = ()) -> None:
         """Build the search and bind the models for a problem of ``rod`` with ``scheme`` (once).
+
+        ``supports`` are the problem's: a rod end whose displacement they prescribe fully is a
+        held point of the binding (the support, not a contact, carries the load there).
 
         Raises:
             InputError: On every rank, when the scene was built on other rods, is already in a
@@ -334,6 +338,7 @@ class ContactScene:
                     stencils=stencils,
                     element_lengths=lengths,
                     margin=self._margin,
+                    held_points=held_points(rods, supports),
                 )
             )
         self._attached = scheme

@@ -149,7 +149,7 @@ class DynamicProblem:
             message = f"contact must be a ContactScene, got {type(contact).__name__}."
         raise_collectively(comm, message)
         if contact is not None:
-            contact.attach(integrator, rod)
+            contact.attach(integrator, rod, supports)
         timed = [load if isinstance(load, TimedLoad) else TimedLoad(load) for load in loads]
         models = contact.models if contact is not None else ()
         self._rod = rod

@@ -303,7 +303,7 @@ class StaticProblem:
             else f"contact must be a ContactScene, got {type(contact).__name__}.",
         )
         if contact is not None:
-            contact.attach("static", rod)
+            contact.attach("static", rod, supports)
         self._rod = rod
         self._contact = contact
         self._scheme = StaticScheme(

@@ -52,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
-from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
 from fe_rodcontact.contact.model import (
@@ -176,6 +176,7 @@ class RollingContact(ContactModel):
         self._stencils = binding.stencils
         self._h = binding.element_lengths
         self._margin = binding.margin
+        self._held_points = binding.held_points
         self._names = ContactNames(tuple(rod.rods.names), tuple(o.name for o in binding.obstacles))
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
@@ -238,7 +239,7 @@ class RollingContact(ContactModel):
             )
             raise_collectively(self._comm, problem, ContactError)
             active = known | fresh
-        rows = np.flatnonzero(active)
+        rows = np.flatnonzero(active & ~self._held(found))
         self._now.impacting = {int(i) for i in ids[fresh]}
         self._now.start = found.take(rows)
         self._now.points = ActiveContacts.build(
@@ -261,6 +262,32 @@ class RollingContact(ContactModel):
             )
         )
 
+    def _held(self, found: RawContacts) -> BoolArray:
+        """Obstacle contacts at a rod end whose displacement a support prescribes.
+
+        They do not roll: the support carries the load there, and their normal row would act on
+        prescribed unknowns alone (an empty row, a singular system).
+        """
+        held = np.zeros(len(found), dtype=bool)
+        on_obstacle = found.kind == KIND_OBSTACLE
+        for rod, s in self._held_points:
+            at = np.abs(found.s_a - s) <= 1e-9 * self._rod.rods.lengths[rod]
+            held |= on_obstacle & (found.rod_a == rod) & at
+        return held
+
+    def _check_held(self, found: RawContacts) -> None:
+        """A support that drives a rod end into an obstacle: a ContactError on every rank."""
+        into = self._held(found) & (found.gap < -self._touch * reach(self._radii, found))
+        message = None
+        if np.any(into):
+            j = int(np.flatnonzero(into)[0])
+            message = (
+                f"a support drives the rod end into the obstacle ({self._names.describe(found, j)}"
+                f", gap {found.gap[j]:.3g}) in the step from t = {self._now.t:.6g}: a prescribed "
+                "motion cannot go into an obstacle; change the support's motion."
+            )
+        raise_collectively(self._comm, message, ContactError)
+
     def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
         """Add the contacts that went through during the step as impacts; whether any did.
 
@@ -270,6 +297,7 @@ class RollingContact(ContactModel):
         """
         assert self._now.points is not None
         through = penetrating(found, matched, radii=self._radii, touch_tolerance=self._touch)
+        through = through[~self._held(found)[through]]
         if not len(through):
             return False
         rows, problem = tracked_origins(
@@ -400,6 +428,7 @@ class RollingContact(ContactModel):
         if self.slide_outside_cone and self._switch_sliding(multipliers):
             return True
         found = end_contacts()
+        self._check_held(found)
         rods = self._rod.rods
         matches = follow_contacts(
             self._comm,
