@@ -26,7 +26,7 @@ from fe_rodcontact.contact import (
     RepulsiveLaw,
     SmoothPenaltyLaw,
 )
-from fe_rodcontact.errors import InputError
+from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
@@ -104,6 +104,57 @@ def test_drop_energy_and_minimum_gap(comm, which):
     # Elastic bounce: it leaves with the speed it came with (energy back in kinetic form).
     assert series["kinetic_energy"][-1] == pytest.approx(0.5 * speed**2, rel=1e-4)
     assert series["contact_energy"].max() > 0.4
+
+
+def _falling_through(comm, stepping):
+    """A rod 1 cm above a floor falls at 4.43 m/s (dropped from 1 m) onto a stiff repulsive
+    barrier (α_r = 1e-20, ν_r = 8: it stops the rod 0.76 mm from the floor, less than the
+    4.4 mm it falls in one 1 ms step); (problem, lowest gap reached)."""
+    law = RepulsiveLaw(coefficient=1e-20, exponent=8.0)
+    rod = dropped_rod(comm, 0.01)
+    floor = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="floor")
+    problem = DynamicProblem(
+        rod,
+        petsc_options_prefix="through_",
+        contact=contact_scene(rod, floor, ObstaclePotential(law)),
+    )
+    problem.set_initial_velocity(lambda x: np.vstack([0 * x[0], 0 * x[0], -4.43 + 0 * x[0]]))
+    lowest = []
+    on_step = lambda p: lowest.append(  # noqa: E731
+        comm.allreduce(float(p.rod.displacement.x.array.reshape(-1, 3)[:, 2].min()), op=MPI.MIN)
+    )
+    try:
+        problem.solve(0.01, stepping, on_step=on_step)
+    finally:
+        gap = 0.01 + min(lowest, default=0.0)
+    return problem, gap, law
+
+
+def test_a_step_through_a_singular_barrier_is_cut(comm):
+    """With 1 ms steps the rod would jump the barrier g^-8 and end 3.4 cm below the floor (the
+    discrete energy is finite again at g < 0). A step that ends with a gap <= 0 is rejected and
+    cut: the rod bounces at the closed form's least gap g_min = ((ν−1)/α (v²/2 + W₀))^(1/(1−ν))
+    (measured 0.66 % above it, the sampling of a 0.25 ms step near the turn; tolerance 2 %),
+    leaves with the speed it came with (energy 4e-11 relative; tolerance 1e-8) and never below
+    the floor."""
+    problem, gap, law = _falling_through(comm, TimeStepping(dt=1e-3))
+    series = problem.series.arrays()
+    nu, alpha, speed = law.exponent, law.coefficient, 4.43
+    w0 = alpha * 0.01 ** (1 - nu) / (nu - 1)
+    g_min = ((nu - 1) / alpha * (0.5 * speed**2 + w0)) ** (1 / (1 - nu))
+    assert np.min(series["dt"][1:]) < 1e-3  # steps were cut
+    assert gap == pytest.approx(g_min, rel=2e-2)
+    total = series["total_energy"]
+    assert np.max(np.abs(total - total[0])) <= 1e-8 * total[0]
+    assert series["linear_momentum"][-1][2] > 0  # going up
+
+
+def test_a_step_through_a_singular_barrier_stops_at_the_smallest_step(comm):
+    """Without step cuts the same fall cannot be resolved: ConvergenceError on every rank,
+    naming the rod and the floor, and the rod holds the last state above the floor."""
+    with pytest.raises(ConvergenceError, match="the contacts rejected the step") as failure:
+        _falling_through(comm, TimeStepping(dt=1e-3, adaptive=False))
+    assert "obstacle 'floor'" in str(failure.value) and "RepulsiveLaw" in str(failure.value)
 
 
 def test_start_inside_the_obstacle_is_an_error(comm):

@@ -42,7 +42,7 @@ import ufl
 from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
-from fe_rodcontact.contact.geometry.tracking import ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactNames, ContactSet
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.mesh import RodMesh
 from fe_rodcontact.rods.rod import CosseratRod
@@ -173,6 +173,11 @@ class Binding:
     margin: float
     held_points: tuple[tuple[int, float], ...] = ()
 
+    @property
+    def names(self) -> ContactNames:
+        """The names of the rods and obstacles, for messages."""
+        return ContactNames(tuple(self.rod.rods.names), tuple(o.name for o in self.obstacles))
+
 
 def held_points(rods: RodMesh, supports: Sequence[Support]) -> tuple[tuple[int, float], ...]:
     """The rod ends whose three displacement components ``supports`` prescribe: (rod, s)."""
@@ -265,6 +270,17 @@ class ContactModel(PointTerms):
             Whether anything moved (the step is then solved again from the current state).
         """
         return False
+
+    def check_end(self, contacts: RawContacts, t: float) -> None:
+        """After the step's last solve: refuse an end configuration the model cannot accept.
+
+        Args:
+            contacts: The contacts of the model's targets in the end configuration.
+            t: The start of the step (for messages).
+
+        Raises:
+            ContactError: On every rank, naming the contact: the step is rejected and cut.
+        """
 
     def commit(self, t: float) -> None:
         """The step was accepted; ``t`` is its end (the state still holds uₙ and uₙ₊₁)."""

@@ -429,6 +429,19 @@ class ContactScene:
         ]
         return any(moved)
 
+    def check_end(self) -> None:
+        """After the step's last solve: each model checks the end configuration's contacts.
+
+        The search is the one that tracks the accepted configuration (it is not repeated).
+
+        Raises:
+            ContactError: On every rank, when a model refuses the end configuration.
+        """
+        assert self._context is not None
+        end = self._iterate(self._context.end)
+        for k, model in enumerate(self._models):
+            model.check_end(self._raw_of(k, end), self._context.t)
+
     def commit(self, t: float) -> None:
         """The step was accepted (the state still holds uₙ and uₙ₊₁): the models commit."""
         for model in self._models:

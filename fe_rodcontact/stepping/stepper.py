@@ -7,15 +7,16 @@
    the last step was accepted: the scene's search, not a new one);
 3. the bordered Newton system is solved; the contact models move their points on the end
    configuration's contacts; it is solved again until they settle;
-4. commit: the contact models, then the scheme (work, velocities, the rods' rotations);
-5. the accepted configuration's contacts are tracked (the last search of step 3).
+4. each contact model checks the end configuration (a singular law refuses a gap ≤ 0);
+5. commit: the contact models, then the scheme (work, velocities, the rods' rotations);
+6. the accepted configuration's contacts are tracked (the search of steps 3 and 4).
 
 A step that fails restores the rods, the scheme's state and the contact models, and reports
 why: Newton did not converge, or the contacts rejected it (a
-:class:`~fe_rodcontact.contact.geometry.tracking.ContactError` while it was set up or its points
-moved, or points that did not settle). :meth:`Stepper.advance` cuts such a step and grows
-the step again after easy ones, landing exactly on the stops it is given; the problem classes
-(:class:`~fe_rodcontact.stepping.statics.StaticProblem`,
+:class:`~fe_rodcontact.contact.geometry.tracking.ContactError` while it was set up, its points
+moved or its end was checked, or points that did not settle). :meth:`Stepper.advance` cuts such
+a step and grows the step again after easy ones, landing exactly on the stops it is given; the
+problem classes (:class:`~fe_rodcontact.stepping.statics.StaticProblem`,
 :class:`~fe_rodcontact.stepping.dynamics.DynamicProblem`) say what happens after each accepted
 step and when a step fails at the smallest size.
 """
@@ -199,7 +200,10 @@ class Stepper:
             contact.begin_step(context)
         if self.steps == 0:
             scheme.check_first_step(contact)
-        return self._solve()
+        result = self._solve()
+        if result.converged and contact is not None:
+            contact.check_end()
+        return result
 
     def _solve(self) -> StepResult:
         """Solve; move the contact points; solve again until they settle."""

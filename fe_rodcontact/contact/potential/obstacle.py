@@ -31,8 +31,9 @@ import numpy.typing as npt
 import ufl
 
 from fe_rodcontact import arguments
+from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Cylinder, Obstacle, Plane
-from fe_rodcontact.contact.geometry.tracking import ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.laws.dissipative import (
     CoulombFrictionLaw,
     DampingLaw,
@@ -47,6 +48,7 @@ from fe_rodcontact.contact.laws.normal import (
 )
 from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.contact.model import Binding, ContactModel, StepContext, StepKinematics
+from fe_rodcontact.contact.potential.admissible import closed_gap_problem
 from fe_rodcontact.errors import InputError, raise_collectively
 
 __all__ = ["ObstaclePotential", "ufl_energy"]
@@ -364,6 +366,14 @@ class ObstaclePotential(ContactModel):
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
         """Continue with the dissipated energy of the checkpoint."""
         self.dissipated_energy = float(arrays["dissipated_energy"][0])
+
+    def check_end(self, contacts: RawContacts, t: float) -> None:
+        """A singular law refuses an end configuration with a gap ≤ 0 (the step is cut)."""
+        singular = np.full(len(contacts), self._law.singular)
+        problem = closed_gap_problem(
+            contacts, singular, type(self._law).__name__, self.binding.names, t
+        )
+        raise_collectively(self.binding.rod.mesh.comm, problem, ContactError)
 
     def check_start(self, contacts: ContactSet) -> None:
         """Every quadrature point and every contact found has a positive gap.

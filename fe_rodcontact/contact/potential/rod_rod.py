@@ -63,11 +63,12 @@ from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.matching import match_contacts, wrapped
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.tracking import ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.laws.dissipative import CoulombFrictionLaw, DampingLaw
 from fe_rodcontact.contact.laws.normal import NormalLaw
 from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
+from fe_rodcontact.contact.potential.admissible import closed_gap_problem
 from fe_rodcontact.contact.potential.point_forces import (
     PointContacts,
     PointForces,
@@ -229,6 +230,14 @@ class RodRodPotential(ContactModel):
     def active(self) -> RawContacts:
         """The contact points of the current solve."""
         return RawContacts.empty() if self._active is None else self._active.contacts
+
+    def check_end(self, contacts: RawContacts, t: float) -> None:
+        """A singular law refuses an end configuration with a gap ≤ 0 (the step is cut)."""
+        line = contacts.mode == MODE_LINE
+        singular = np.where(line, self._line_law.singular, self._law.singular)
+        names = type(self._law if self._law.singular else self._line_law).__name__
+        problem = closed_gap_problem(contacts, singular, names, self.binding.names, t)
+        raise_collectively(self._comm, problem, ContactError)
 
     def check_start(self, contacts: ContactSet) -> None:
         """The starting configuration: g > 0 for the power laws."""

@@ -54,7 +54,7 @@ import numpy.typing as npt
 from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
-from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
+from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.model import (
     Binding,
     ContactModel,
@@ -177,7 +177,7 @@ class RollingContact(ContactModel):
         self._h = binding.element_lengths
         self._margin = binding.margin
         self._held_points = binding.held_points
-        self._names = ContactNames(tuple(rod.rods.names), tuple(o.name for o in binding.obstacles))
+        self._names = binding.names
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
 
