@@ -242,7 +242,7 @@ def test_strings_ctrl_c_is_one_line(tmp_path):
     assert err.count("\n") == 1 and "stopped by SIGINT at t = " in err
 
 
-SPINNING_ROD = """
+DRIVEN_ROD = """
 [[rods]]
 name = "bar"
 curve = "straight"
@@ -256,11 +256,14 @@ E = 1e7
 nu = 0.3
 density = 1000.0
 
+[[supports]]
+rod = "bar"
+end = "start"
+kind = "prescribed"
+displacement = [0.0, 0.0, -0.01]
+
 [[loads]]
 type = "gravity"
-
-[initial]
-angular_velocity = ["1000", "0", "0"]
 
 [time]
 t_end = 0.05
@@ -286,18 +289,17 @@ vtx_every = 0
 
 @pytest.mark.parametrize("ranks", [1, 2])
 def test_a_contact_no_step_resolves_is_exit_3_with_a_checkpoint(tmp_path, ranks):
-    """A rod spinning at 1000 rad/s about its own axis on a plane, rolling: in steps down to
-    the smallest (2.5 ms) its rolling contacts are not found again after the step. Each such
+    """A rod lying on a table whose start a support drives 1 cm into it, rolling contact: each
     step is rejected (a ContactError, raised on every rank) and cut; at the smallest step the
     run stops with exit 3, one line naming the rod and the obstacle, and the last good state
-    in checkpoint/. It used to escape as an internal error (a traceback; MPI_Abort on 2
-    ranks) with no checkpoint."""
-    case = tmp_path / "spin.toml"
-    case.write_text(SPINNING_ROD)
+    in checkpoint/ (it used to escape as an internal error: a traceback, MPI_Abort on 2
+    ranks, no checkpoint)."""
+    case = tmp_path / "driven.toml"
+    case.write_text(DRIVEN_ROD)
     result = _run(["dynamics", str(case), "--no-progress"], tmp_path, ranks=ranks)
     assert result.returncode == 3, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert result.stderr.count("fe-rodcontact: solver failed:") == 1
     assert "rod 'bar' at s = " in result.stderr and "obstacle 'table'" in result.stderr
-    assert "not found again" in result.stderr
+    assert "a support drives the rod end into the obstacle" in result.stderr
     assert (tmp_path / "out" / "checkpoint" / "state.npz").exists()
