@@ -3,7 +3,24 @@
 A straight rod (L = 1, R = 0.05, m = ρA L) lies on a floor (a ``Plane`` with velocity V = v e_z)
 under gravity. The floor does work on the rod; the problem adds it to the external work
 (``obstacle_work`` is its share), so K + E [+ contact] − (work of gravity and of the floor)
-[+ dissipated] is constant. References:
+[+ dissipated + impact losses] is constant. References:
+
+Rolling contact (the no-slip rows hold the material point at the contact to the floor's
+surface velocity; the force on the rod is −μ, the floor's work −Δt μ·V per step):
+
+- A rod started with the floor's velocity moves with it: every nodal velocity is V after every
+  step (the rows hold the step's mean velocity, vₙ₊₁ = 2V − vₙ = V), the normal force is the
+  weight m g and the floor's work m g v t. Measured: velocities 2.2e-16 m/s off V, force
+  3e-16 relative, work 4e-15 relative, balance 3e-19 J (m g v t = 7.7e-5 J); tolerances 1e-12
+  (relative, and of v and of m g v t).
+- A rod started at rest on it is hit by it: the contact touches at the start while its
+  material points approach each other at v, so the first step is a perfectly inelastic impact.
+  From then on every velocity is V (rolling rows from the first step would give 2V, 0, 2V,
+  …). The discrete impact: the rod moves ½ v Δt in the impact step while the floor moves v Δt,
+  against the force m v/Δt + m g, so the impact takes ½ m v² + ½ m g v Δt and the floor's work
+  is m v² + m g v t. Measured: velocities 2.8e-16 m/s off V from the end of the first step
+  on, force 1.8e-14, loss 1.1e-15 and work 1.8e-15 relative, balance 3e-19 J; tolerances
+  1e-12. With ``impacts="error"`` that start is a ContactError naming the approach.
 
 Potential contact (Tatone's g⁻⁸ law with damping, damping ratio 0.4 of the contact
 oscillation): the rod starts at rest at the law's equilibrium gap on the moving floor, i.e.
@@ -28,11 +45,13 @@ import numpy as np
 import pytest
 
 from fe_rodcontact.contact import (
+    ContactError,
     ContactScene,
     DampingLaw,
     ObstaclePotential,
     Plane,
     RepulsiveLaw,
+    RollingContact,
 )
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Gravity
@@ -57,6 +76,78 @@ def _rod(comm, height: float) -> CosseratRod:
 
 def _nodal_speeds(problem: DynamicProblem) -> np.ndarray:
     return problem.rod.gather_nodal(problem.integrator.velocity)
+
+
+def _rolling_on_rising_floor(comm, start_speed: float, impacts: str = "inelastic"):
+    """The rod on the rising floor with rolling contact; (problem, model, velocities per step)."""
+    rod = _rod(comm, R)
+    rolling = RollingContact(impacts=impacts)
+    scene = ContactScene(rod)
+    scene.add(_floor(SPEED), rolling)
+    problem = DynamicProblem(
+        rod,
+        [],
+        [Gravity((0, 0, -G))],
+        petsc_options_prefix="rising_roll_",
+        contact=scene,
+    )
+    if start_speed:
+        problem.set_initial_velocity(
+            lambda x: np.vstack([0 * x[0], 0 * x[0], start_speed + 0 * x[0]])
+        )
+    velocities: list[np.ndarray] = []
+    problem.solve(
+        0.01, TimeStepping(dt=1e-3), on_step=lambda p: velocities.append(_nodal_speeds(p))
+    )
+    return problem, rolling, np.array(velocities)
+
+
+def _rolling_checks(problem, rolling, velocities, *, after: int):
+    expected = np.zeros(3)
+    expected[2] = SPEED
+    off = np.abs(velocities[after:] - expected).max()
+    print(f"velocities off V by {off:.3g} (steps from {after + 1})")
+    assert off <= 1e-12 * SPEED, off
+    series = problem.series.arrays()
+    last = [r for r in rolling.records if r["step"] == rolling.records[-1]["step"]]
+    force = sum(r["force_z"] for r in last)
+    print(f"normal force {force / (MASS * G) - 1:.3g} relative off m g")
+    assert force == pytest.approx(MASS * G, rel=1e-12)
+    balance = series["total_energy"] + series["impact_energy_loss"]
+    drift = np.abs(balance - balance[0]).max()
+    print(f"balance {drift:.3g} J")
+    assert drift <= 1e-12 * MASS * G * SPEED * problem.time, drift
+    return series
+
+
+def test_rolling_rod_moving_with_a_rising_floor(comm):
+    problem, rolling, velocities = _rolling_on_rising_floor(comm, SPEED)
+    series = _rolling_checks(problem, rolling, velocities, after=0)
+    work = MASS * G * SPEED * problem.time
+    print(f"floor's work {series['obstacle_work'][-1] / work - 1:.3g} relative off m g v t")
+    assert series["obstacle_work"][-1] == pytest.approx(work, rel=1e-12)
+    assert series["impact_energy_loss"][-1] == 0.0
+
+
+def test_rolling_rod_at_rest_is_hit_by_a_rising_floor(comm):
+    problem, rolling, velocities = _rolling_on_rising_floor(comm, 0.0)
+    series = _rolling_checks(problem, rolling, velocities, after=0)
+    dt = 1e-3
+    loss = 0.5 * MASS * SPEED**2 + 0.5 * MASS * G * SPEED * dt
+    work = MASS * SPEED**2 + MASS * G * SPEED * problem.time
+    print(
+        f"impact loss {series['impact_energy_loss'][-1] / loss - 1:.3g}, floor's work "
+        f"{series['obstacle_work'][-1] / work - 1:.3g} relative off their closed forms"
+    )
+    assert series["impact_energy_loss"][-1] == pytest.approx(loss, rel=1e-12)
+    assert series["obstacle_work"][-1] == pytest.approx(work, rel=1e-12)
+    impacts = {r["step"] for r in rolling.records if r["impact_loss"] != 0}
+    assert impacts == {1}
+
+
+def test_rolling_rod_at_rest_on_a_rising_floor_with_impacts_error(comm):
+    with pytest.raises(ContactError, match=r"approach each other at 0\.1"):
+        _rolling_on_rising_floor(comm, 0.0, impacts="error")
 
 
 def _potential_on_floor(comm, floor_speed: float, rod_speed: float):
