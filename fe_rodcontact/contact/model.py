@@ -19,6 +19,7 @@ stage                  called
 :meth:`commit`         the step was accepted (the state holds uₙ and uₙ₊₁ until the scheme
                        commits after the models)
 :meth:`diagnostics`    scalars of the committed state for the time series
+:meth:`obstacle_work`  the work of moving obstacles so far (part of the external work)
 :meth:`snapshot`,      before a step and after a failed one (the step is cut)
 :meth:`restore`
 :meth:`checkpoint_     the state between steps, in the run's checkpoint
@@ -292,6 +293,13 @@ class ContactModel(PointTerms):
             contacts: The contacts of the model's targets in the committed configuration.
         """
         return {}
+
+    def obstacle_work(self) -> float:
+        """The work that moving obstacles did on the rods through the model's forces so far.
+
+        The problem adds it to the work of loads and supports (zero for fixed obstacles).
+        """
+        return 0.0
 
     def rigid_ties(self) -> RawContacts:
         """The contacts that hold the rods (a rigid-motion check of statics counts them)."""

@@ -463,6 +463,10 @@ class ContactScene:
                     out[key] = out.get(key, 0.0) + value
         return out
 
+    def obstacle_work(self) -> float:
+        """The work of the moving obstacles on the rods so far (the models' sum)."""
+        return sum((m.obstacle_work() for m in self._models), 0.0)
+
     def rigid_ties(self) -> RawContacts:
         """The contacts that hold the rods in the current step (statics' rigid-motion check)."""
         return RawContacts.concatenate([m.rigid_ties() for m in self._models])

@@ -213,8 +213,9 @@ class DynamicProblem:
 
     @property
     def external_work(self) -> float:
-        """The work of loads and supports so far."""
-        return self._integrator.external_work
+        """The work of loads, supports and moving obstacles so far."""
+        obstacles = 0.0 if self._contact is None else self._contact.obstacle_work()
+        return self._integrator.external_work + obstacles
 
     def set_initial_velocity(
         self,
@@ -389,7 +390,8 @@ class DynamicProblem:
             assert values is not None
             arrays = {f"field_{i}": a for i, a in enumerate(values)}
             arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
-            scalars = [self.time, self.external_work, self._next_dt or 0.0, self.steps, comm.size]
+            work = self._integrator.external_work  # (the obstacles' is in the contact state)
+            scalars = [self.time, work, self._next_dt or 0.0, self.steps, comm.size]
             arrays["scalars"] = np.array(scalars, dtype=float)
             arrays.update({f"contact_{k}": v for k, v in contact.items()})
         save_npz(Path(folder) / CHECKPOINT_FILE, comm, arrays)

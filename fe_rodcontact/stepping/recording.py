@@ -2,8 +2,9 @@
 
 :class:`TimeSeries` keeps one row per accepted step (every rank holds the same, already
 reduced values) and writes an ``.npz`` file on rank 0 with the keys ``t``, ``dt``,
-``iterations``, ``kinetic_energy``, ``elastic_energy``, ``external_work``, ``total_energy``
-(= kinetic + elastic [+ contact] − external work, constant for a conserving scheme),
+``iterations``, ``kinetic_energy``, ``elastic_energy``, ``external_work`` (of the loads, the
+supports and moving obstacles), ``total_energy`` (= kinetic + elastic [+ contact] − external
+work, constant for a conserving scheme),
 ``linear_momentum`` (n×3) and ``angular_momentum`` (n×3, about the origin), plus the scalars of
 step monitors (the contact search's ``contacts``, ``min_gap``, ``contacts_new``,
 ``contacts_released``).

@@ -77,6 +77,11 @@ class Obstacle:
         """Velocity of the surface's material points at x (n, 3)."""
         return np.zeros((len(x), 3))
 
+    @property
+    def moves(self) -> bool:
+        """Whether the obstacle moves (it then does work on the rods it touches)."""
+        return False
+
 
 @dataclass(frozen=True)
 class Plane(Obstacle):
@@ -169,6 +174,11 @@ class Plane(Obstacle):
     def surface_velocity(self, x: FloatArray, t: float) -> FloatArray:
         """The plane's velocity at every point."""
         return np.broadcast_to(np.asarray(self.velocity), x.shape).copy()
+
+    @property
+    def moves(self) -> bool:
+        """Whether the plane's velocity is not zero."""
+        return bool(np.any(np.asarray(self.velocity) != 0))
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,21 @@ is the discrete gradient of Gonzalez (1996) of V(x) = W(g(x)) at each quadrature
     DV = ∇V(x̄) + [V(xₙ₊₁) − V(xₙ) − ∇V(x̄)·Δx] Δx / |Δx|²,   x̄ = (xₙ + xₙ₊₁)/2,
 
 so that DV·Δx = V(xₙ₊₁) − V(xₙ) exactly: kinetic + elastic + contact energy is conserved by
-the step (for a fixed obstacle), to the Newton tolerance. Where |Δx| is below 1e-10 of the
-radius, the midpoint gradient ∇V(x̄) is used (the difference is O(|Δx|²)). The Jacobian is the
-exact UFL derivative of this term. A moving obstacle takes its position at tₙ for xₙ and at
-tₙ₊₁ for xₙ₊₁; it then does work on the rods, which is not recorded (energy is conserved
-for fixed obstacles).
+the step, to the Newton tolerance. Where |Δx| is below 1e-10 of the radius, the midpoint
+gradient ∇V(x̄) is used (the difference is O(|Δx|²)). The Jacobian is the exact UFL derivative
+of this term.
+
+**Moving obstacles.** An obstacle that translates with its reference point o(t) (a plane with
+a velocity) has V(x, t) = V̂(x − o(t)). The force is then the discrete gradient of V̂ in the
+coordinate relative to the obstacle, y = x − o, between yₙ = xₙ − oₙ and yₙ₊₁ = xₙ₊₁ − oₙ₊₁:
+the formula above with Δy = Δx − Δo in place of Δx (and the midpoint gradient below
+|Δy| = 1e-10 R). Its numerator is O(|Δy|³) however the obstacle moves. The force's work on
+the rods, −DV̂·Δx = −[V̂(yₙ₊₁) − V̂(yₙ)] − DV̂·Δo, is the loss of contact energy plus the work of
+the obstacle, ∫ f·Δo ds with f the contact force on the rods (the law's, the damping's and the
+friction's; damping and friction act on the velocity relative to the obstacle). That work is
+``obstacle_work``, which the problem adds to the external work: kinetic + elastic + contact
+energy − the work of loads, supports and obstacles + the dissipated energy is conserved to the
+Newton tolerance. The step is that of a fixed obstacle in the frame that moves with it.
 
 The power laws are singular at g = 0: a gap ≤ 0 at a quadrature point at the start is an
 :class:`~fe_rodcontact.errors.InputError` naming the rod and the obstacle; during a run the
@@ -122,8 +132,14 @@ class _ObstacleTerm:
         self.point = point
         velocity = obstacle.velocity if isinstance(obstacle, Plane) else np.zeros(3)
         self.velocity = np.asarray(velocity, dtype=float)
+        self.moves = obstacle.moves
         self.origin_n = dolfinx.fem.Constant(mesh, point.copy())
         self.origin_new = dolfinx.fem.Constant(mesh, point.copy())
+
+    @property
+    def displacement(self) -> ufl.core.expr.Expr:
+        """Δo, the obstacle's displacement over the step."""
+        return self.origin_new - self.origin_n
 
     def move(self, t: float, dt: float) -> None:
         """The obstacle at tₙ = t and tₙ₊₁ = t + dt."""
@@ -192,9 +208,11 @@ class ObstaclePotential(ContactModel):
         )
         self._terms: list[_ObstacleTerm] = []
         self._dissipation_form: dolfinx.fem.Form | None = None
+        self._obstacle_work_form: dolfinx.fem.Form | None = None
         self._energy_form: dolfinx.fem.Form | None = None
         self.dissipated_energy = 0.0
         """Energy removed by damping and friction so far (never decreasing)."""
+        self._obstacle_work = 0.0
 
     def bind(self, binding: Binding) -> None:
         """The rods' radii as a cell function, the obstacles' distances and the energy form."""
@@ -267,23 +285,32 @@ class ObstaclePotential(ContactModel):
 
     def virtual_work(self, kinematics: StepKinematics) -> ufl.Form:
         """The discrete-gradient contact force on the step (xₙ → xₙ₊₁) times δu, as a form."""
-        work, dissipation = None, None
+        work, dissipation, obstacle_work = None, None, None
         for term in self._terms:
-            term_work, term_dissipation = self._obstacle_work(term, kinematics)
+            term_work, term_dissipation, force = self._step_forces(term, kinematics)
             work = term_work if work is None else work + term_work
             if term_dissipation is not None:
                 dissipation = (
                     term_dissipation if dissipation is None else dissipation + term_dissipation
                 )
+            if term.moves:  # f·Δo: the work of the obstacle on the rods over the step
+                done = ufl.dot(force, term.displacement)
+                obstacle_work = done if obstacle_work is None else obstacle_work + done
         if dissipation is not None:
             self._dissipation_form = dolfinx.fem.form(dissipation * self._dt * self._dx)
+        if obstacle_work is not None:
+            self._obstacle_work_form = dolfinx.fem.form(obstacle_work * self._dx)
         assert work is not None
         return work
 
-    def _obstacle_work(
+    def _step_forces(
         self, term: _ObstacleTerm, kinematics: StepKinematics
-    ) -> tuple[ufl.Form, ufl.core.expr.Expr | None]:
-        """The work of one obstacle's forces on the step and their dissipated power."""
+    ) -> tuple[ufl.Form, ufl.core.expr.Expr | None, ufl.core.expr.Expr]:
+        """One obstacle's forces on the step: their work, dissipated power, and force on the rods.
+
+        The force is per unit length on the rods' centreline: what the obstacle's motion does
+        work with.
+        """
         obstacle = term.obstacle
         du, dpsi = kinematics.du, kinematics.dpsi
         x_n = self._reference + kinematics.u_n
@@ -292,7 +319,8 @@ class ObstaclePotential(ContactModel):
         # The obstacle at the midpoint of the step for the midpoint gradient.
         origin_mid = 0.5 * (term.origin_n + term.origin_new)
         gradient = ufl.diff(self._potential(obstacle, mid, origin_mid), mid)
-        jump = x_new - x_n
+        # The step relative to the obstacle, Δy = Δx − Δo (Δx for a fixed one).
+        jump = x_new - x_n - term.displacement if term.moves else x_new - x_n
         size2 = ufl.dot(jump, jump)
         small = ufl.lt(size2, (1e-10 * self._radius) ** 2)
         change = self._potential(obstacle, x_new, term.origin_new) - self._potential(
@@ -301,9 +329,10 @@ class ObstaclePotential(ContactModel):
         correction = (change - ufl.dot(gradient, jump)) / ufl.conditional(small, 1.0, size2)
         force = gradient + ufl.conditional(small, 0.0, 1.0) * correction * jump
         work = ufl.dot(force, du) * self._dx
+        on_rods = -force
         if self._damping is not None:
-            # Normal damping at the midpoint: β g^(−ν) (n·Δx/Δt) n, dissipating
-            # ∫ β g^(−ν) (n·Δx)²/Δt ds ≥ 0 over the step.
+            # Normal damping at the midpoint: β g^(−ν) (n·Δy/Δt) n, dissipating
+            # ∫ β g^(−ν) (n·Δy)²/Δt ds ≥ 0 over the step.
             point = ufl.variable(0.5 * (x_n + x_new))
             distance = _ufl_distance(obstacle, point, origin_mid)
             normal = ufl.diff(distance, point)
@@ -312,6 +341,7 @@ class ObstaclePotential(ContactModel):
             )
             normal_jump = ufl.dot(normal, jump)
             work += viscosity * normal_jump / self._dt * ufl.dot(normal, du) * self._dx
+            on_rods = on_rods - viscosity * normal_jump / self._dt * normal
             dissipation = viscosity * (normal_jump / self._dt) ** 2  # power ≥ 0
         else:
             dissipation = None
@@ -333,9 +363,10 @@ class ObstaclePotential(ContactModel):
                 / ufl.sqrt(ufl.dot(tangential, tangential) + epsilon**2)
             )
             work -= (ufl.dot(friction, du) + ufl.dot(ufl.cross(arm, friction), dpsi)) * self._dx
+            on_rods = on_rods + friction
             rubbing = -ufl.dot(friction, slip)  # ≥ 0
             dissipation = rubbing if dissipation is None else dissipation + rubbing
-        return work, dissipation
+        return work, dissipation, on_rods
 
     def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
         """The obstacles' positions at tₙ and tₙ₊₁, and the step."""
@@ -344,28 +375,49 @@ class ObstaclePotential(ContactModel):
             term.move(context.t, context.dt)
 
     def commit(self, t: float) -> None:
-        """After an accepted step (before the scheme moves on): dissipation, new position."""
+        """After an accepted step (before the scheme moves on): dissipation, work, position.
+
+        The dissipated energy and the work of the moving obstacles over the step, then the
+        obstacles at the step's end.
+        """
+        comm = self.binding.rod.mesh.comm
         if self._dissipation_form is not None:
             local = dolfinx.fem.assemble_scalar(self._dissipation_form)
-            self.dissipated_energy += float(self.binding.rod.mesh.comm.allreduce(local))
+            self.dissipated_energy += float(comm.allreduce(local))
+        if self._obstacle_work_form is not None:
+            local = dolfinx.fem.assemble_scalar(self._obstacle_work_form)
+            self._obstacle_work += float(comm.allreduce(local))
         for term in self._terms:
             term.move(t, 0.0)
 
+    def obstacle_work(self) -> float:
+        """The work of the moving obstacles on the rods so far, ∫ f·Δo ds summed over the steps."""
+        return self._obstacle_work
+
     def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
-        """The contact energy ∫ W(g(x)) ds of the committed state, and the dissipation."""
+        """The contact energy ∫ W(g(x)) ds of the committed state, dissipation, obstacles' work.
+
+        The dissipated energy with damping or friction, the work of the obstacles when one moves.
+        """
         local = dolfinx.fem.assemble_scalar(self._energy_form)
         out = {"contact_energy": float(self.binding.rod.mesh.comm.allreduce(local))}
         if self._damping is not None or self._friction is not None:
             out["dissipated_energy"] = self.dissipated_energy
+        if any(term.moves for term in self._terms):
+            out["obstacle_work"] = self._obstacle_work
         return out
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The energy dissipated so far."""
-        return {"dissipated_energy": np.array([self.dissipated_energy])}
+        """The energy dissipated and the work of the obstacles so far."""
+        return {
+            "dissipated_energy": np.array([self.dissipated_energy]),
+            "obstacle_work": np.array([self._obstacle_work]),
+        }
 
     def restore_state(self, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
-        """Continue with the dissipated energy of the checkpoint."""
+        """Continue with the dissipated energy and the obstacles' work of the checkpoint."""
         self.dissipated_energy = float(arrays["dissipated_energy"][0])
+        self._obstacle_work = float(arrays["obstacle_work"][0])
 
     def check_end(self, contacts: RawContacts, t: float) -> None:
         """A singular law refuses an end configuration with a gap ≤ 0 (the step is cut)."""

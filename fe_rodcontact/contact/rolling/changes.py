@@ -57,6 +57,7 @@ def impact_problem(
     impacts: str,
     has_velocities: bool,
     names: ContactNames,
+    approach: float | None = None,
 ) -> str | None:
     """Why the contact ``found[row]`` that closed now cannot be an inelastic impact.
 
@@ -67,10 +68,15 @@ def impact_problem(
         impacts: The impact treatment (``"inelastic"`` or ``"error"``).
         has_velocities: Whether the rods' velocities at tₙ are known (dynamics).
         names: The names of the rods and obstacles (for the message).
+        approach: For a contact that touches at the start: the speed at which its material
+            points approach each other there.
     """
     location = names.describe(found, row)
     where = (
         f"a new contact ({location}, gap {found.gap[row]:.3g}) closed in the step from t = {t:.6g}"
+        if approach is None
+        else f"a contact ({location}) touches at t = {t:.6g} while its material points approach "
+        f"each other at {approach:.3g}"
     )
     if impacts == "error":
         return (

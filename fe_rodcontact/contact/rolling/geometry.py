@@ -47,6 +47,7 @@ __all__ = [
     "StepGeometry",
     "obstacle_geometry",
     "pair_geometry",
+    "relative_increment",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -110,6 +111,8 @@ class GroupGeometry:
         push: (n, 3) the direction in which the contact pushes rod a.
         push_derivative: (n, K, 3, 3) ∂push/∂u_k.
         point: (n, 3) the contact point.
+        surface_velocity: (n, 3) the velocity V of an obstacle's surface at the contact point
+            (zero between rods).
         end: Rows on the end velocity only (``None`` on the step's increment): the terms that
             the rows' derivatives need beyond those above (:class:`EndTerms`).
     """
@@ -124,6 +127,7 @@ class GroupGeometry:
     push: FloatArray
     push_derivative: FloatArray
     point: FloatArray
+    surface_velocity: FloatArray
     end: EndTerms | None = field(default=None)
 
     def node_levers(self) -> FloatArray:
@@ -153,6 +157,7 @@ class GroupGeometry:
                     "push",
                     "push_derivative",
                     "point",
+                    "surface_velocity",
                 )
             },
         }
@@ -171,6 +176,7 @@ class GroupGeometry:
             "push": (3,),
             "push_derivative": (k, 3, 3),
             "point": (3,),
+            "surface_velocity": (3,),
         }
         ends = [c["end"] for c in contacts if "end" in c]
         return GroupGeometry(
@@ -221,6 +227,17 @@ class NodalRows:
     def at_end(self) -> bool:
         """Whether the rows are on the end velocity (with the gap held at position level)."""
         return self.hold is not None
+
+
+def relative_increment(geometry: dict, dt: float) -> FloatArray:
+    """BΔq − Δt V of one contact (a dict of :meth:`GroupGeometry.contact`).
+
+    How far the contact's material points moved against each other over the step Δt (a's less
+    b's; an obstacle's surface moves by Δt V). μ times it is the energy the contact took from
+    the rods beyond the work of a moving obstacle, −Δt μ·V: zero for rolling rows, an impact's
+    loss, the work of sliding friction.
+    """
+    return geometry["constraint"] - geometry["shift"] - dt * geometry["surface_velocity"]
 
 
 def _hold_gap(
@@ -294,6 +311,7 @@ def pair_geometry(
         push=push,
         push_derivative=ds[..., None, None] * turn[:, None],
         point=centre_a + levers[:, 0],
+        surface_velocity=np.zeros((len(w), 3)),
         end=end,
     )
 
@@ -346,6 +364,7 @@ def obstacle_geometry(
             "push": nu,
             "push_derivative": beta * w[:, None, None] * turn[None],
             "point": centre - ra * nu,
+            "surface_velocity": velocity,
         }
         if nodal.at_end:
             assert nodal.increment is not None and nodal.tau is not None
@@ -434,6 +453,58 @@ class StepGeometry:
             pair_geometry(pairs, contacts, self._radii, out[0]),
             obstacle_geometry(on_obstacles, contacts, self._radii, self._obstacles, out[1]),
         )
+
+    def approach(
+        self,
+        points: ActiveContacts,
+        velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function],
+        t: float,
+    ) -> tuple[FloatArray, FloatArray]:
+        """How fast each contact's material points approach each other at t, and a speed scale.
+
+        The rows of the velocities at t (the nodal velocities and spatial angular velocities)
+        in the committed configuration are the material points' relative velocity
+        c = ṙ_a + ω_a × ρ_a − ṙ_b + ω_b × ρ_b (less V on an obstacle); the approach is −c·n, n
+        the direction in which the contact pushes rod a. The scale is the sum of the speeds in
+        the rows, Σ|wₖ||vₖ| + Σ_side |ω̄||ρ| + |V|, against which round-off is measured.
+
+        Args:
+            points: The contacts.
+            velocities: The nodal velocities and spatial angular velocities at t.
+            t: The time of the committed configuration.
+        """
+        velocity, angular_velocity = velocities
+        st = self._stencils
+        nodal = [
+            NodalRows(
+                position=st.reference_positions(group.nodes)
+                + st.gather(group.nodes, self._rod.displacement.x.array, 3),
+                translation=st.gather(group.nodes, velocity.x.array, 3),
+                rotation=st.gather(group.nodes, angular_velocity.x.array, 3),
+                beta=1.0,
+                obstacle_time=t,
+                motion=np.ones(len(group.nodes)),
+            )
+            for group in points.groups
+        ]
+        pairs, on_obstacles = points.groups
+        contacts = points.contacts
+        geometries = (
+            pair_geometry(pairs, contacts, self._radii, nodal[0]),
+            obstacle_geometry(on_obstacles, contacts, self._radii, self._obstacles, nodal[1]),
+        )
+        approach, scale = np.zeros(len(points.ids)), np.zeros(len(points.ids))
+        for geometry, rows in zip(geometries, nodal, strict=True):
+            index = geometry.group.index
+            approach[index] = -np.einsum("nc,nc->n", geometry.constraint, geometry.push)
+            translation = np.linalg.norm(rows.translation, axis=2)
+            spin = np.linalg.norm(geometry.taus, axis=2) * np.linalg.norm(geometry.levers, axis=2)
+            scale[index] = (
+                np.einsum("nk,nk->n", np.abs(geometry.group.weights), translation)
+                + spin.sum(axis=1)
+                + np.linalg.norm(geometry.surface_velocity, axis=1)
+            )
+        return approach, scale
 
     def _end_rows(
         self,

@@ -8,8 +8,9 @@ material points of both rods at the contact point move together (Lagrange–d'Al
 three rows per contact (normal: non-penetration; tangential: no slip) with a multiplier μ ∈ R³,
 the contact force: −μ on rod a at the contact point, +μ on rod b, with their moments about the
 centrelines. Against a rigid obstacle, ρ_a = −R_a ν (ν the obstacle's unit normal at the rod)
-and the obstacle's surface moves with its prescribed velocity. docs/rolling.md derives the
-discrete rows and shows what they conserve; in short:
+and the obstacle's surface moves with its prescribed velocity V: it does the work −Δt μ·V on
+the rods in a step (:meth:`RollingContact.obstacle_work`, part of the problem's external work).
+docs/rolling.md derives the discrete rows and shows what they conserve; in short:
 
 - **Energy–momentum step.** The rows are on the step's increments at the midpoint
   configuration, c = Δx̃_a − Δx̃_b + τ̄_a × αD̄ + τ̄_b × (1−α)D̄ (α = R_a/(R_a+R_b)), and the
@@ -23,7 +24,9 @@ discrete rows and shows what they conserve; in short:
   velocity, the normal row holds the gap at position level, the points are the end
   configuration's closest points. Sliding (``slide_outside_cone``) is energy–momentum only.
 - **Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
-  roll; a line contact gets one contact point per element. With ``unilateral=True`` a contact
+  roll, except those whose material points approach each other there (a rod at rest on a
+  floor that moves up), which have their impact in the first step; a line contact gets one
+  contact point per element. With ``unilateral=True`` a contact
   whose normal force comes out tensile is released and the step solved again.
 - **Impacts.** A contact that closes during the run takes a perfectly inelastic impulse
   (``impacts="inelastic"``): its rows ask the material points to end the step together,
@@ -74,7 +77,7 @@ from fe_rodcontact.contact.rolling.changes import (
     sliding_switches,
     tracked_origins,
 )
-from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry
+from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry, relative_increment
 from fe_rodcontact.contact.rolling.records import step_records
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
@@ -89,6 +92,10 @@ BoolArray = npt.NDArray[np.bool_]
 
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
+
+APPROACH_TOLERANCE = 1e-8
+"""A contact touching at the start whose material points approach each other faster than this
+times the speeds in its rows (round-off is 1e-16 of them) has its impact in the first step."""
 
 
 class RollingContact(ContactModel):
@@ -180,6 +187,7 @@ class RollingContact(ContactModel):
         self._names = binding.names
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
+        self._moving = any(binding.obstacles[i].moves for i in binding.own_obstacles)
 
     def check_scheme(self, scheme: str) -> str | None:
         """Every scheme; sliding outside the cone only with the energy–momentum step."""
@@ -207,8 +215,10 @@ class RollingContact(ContactModel):
         """The time that turns a row into a velocity: Δt on the increment, h on the end."""
         return self._now.dt if self._end_rows is None else self._end_rows.scale
 
-    def _impact_problem(self, found: RawContacts, row: int) -> str | None:
-        """Why the contact ``found[row]`` that closed now cannot be an inelastic impact."""
+    def _impact_problem(
+        self, found: RawContacts, row: int, approach: float | None = None
+    ) -> str | None:
+        """Why the contact ``found[row]`` that closed (or approaches at the start) cannot hit."""
         return impact_problem(
             found,
             row,
@@ -216,6 +226,7 @@ class RollingContact(ContactModel):
             impacts=self.impacts,
             has_velocities=self._velocities is not None,
             names=self._names,
+            approach=approach,
         )
 
     def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
@@ -247,6 +258,36 @@ class RollingContact(ContactModel):
             self._placement.guess(self._now.start, ids[rows], self._run.previous_points),
             ids[rows],
         )
+        if starting:
+            self._approaching_at_start(found, rows)
+
+    def _approaching_at_start(self, found: RawContacts, rows: IntArray) -> None:
+        """Contacts that touch at the start while approaching have their impact in the first step.
+
+        Their material points approach each other, e.g. a floor that starts moving up under a
+        rod at rest.
+
+        Rolling rows on the step's increment would hold the mean velocity of the step: the end
+        velocities would alternate about the obstacle's (0, 2V, 0, … for a rod at rest).
+
+        Args:
+            found: The contacts at the start.
+            rows: The rows of ``found`` that touch (the active contacts, in their order).
+        """
+        points = self._now.points
+        assert points is not None
+        if self._velocities is None or not len(rows):  # statics: no velocities
+            return
+        approach, scale = self._geometry.approach(points, self._velocities, self._now.t)
+        hitting = approach > APPROACH_TOLERANCE * scale
+        first = np.flatnonzero(hitting)
+        problem = (
+            self._impact_problem(found, int(rows[first[0]]), float(approach[first[0]]))
+            if len(first)
+            else None
+        )
+        raise_collectively(self._comm, problem, ContactError)
+        self._now.impacting = {int(i) for i in points.ids[hitting]}
 
     def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
         """Keep rolling contacts whose identity the tracker lost.
@@ -472,11 +513,11 @@ class RollingContact(ContactModel):
         separating = np.zeros(len(ids), dtype=bool)
         if not self._now.impacting:
             return separating
-        geometries = self._contact_geometries(with_impacts=False)  # the rolling rows: BΔq
+        geometries = self._contact_geometries(with_impacts=False)  # the rolling rows
         forces = multipliers.reshape(-1, 3)
         for j, i in enumerate(ids):
             if int(i) in self._now.impacting:
-                work_rows = geometries[j]["constraint"] - geometries[j]["shift"]  # BΔq
+                work_rows = relative_increment(geometries[j], self._now.dt)  # BΔq − Δt V
                 size = np.linalg.norm(forces[j]) * np.linalg.norm(work_rows)
                 separating[j] = float(forces[j] @ work_rows) < -1e-10 * size
         return separating
@@ -531,21 +572,28 @@ class RollingContact(ContactModel):
             raw,
             t=t,
             dt=self._row_time,
+            step_size=now.dt,
             friction_coefficient=self.friction_coefficient,
+        )
+        # The work of moving obstacles, −Δt μ·V (the force on rod a is −μ).
+        work = -now.dt * sum(
+            float(self._run.multipliers.get(int(i), np.zeros(3)) @ geometry["surface_velocity"])
+            for i, geometry in zip(now.points.ids, geometries, strict=True)
         )
         # The guess of the next step moves σ on by the last step's motion: from its points
         # (half-way on the increment rows) or from its start (the rows at tₙ₊₁ use the end's).
         guesses = now.points.contacts if self._end_rows is None else now.start
-        self._run.accept(now, rows, guesses)
+        self._run.accept(now, rows, guesses, obstacle_work=work)
         now.impacting = set()
 
     def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
         """Per-step contact diagnostics.
 
         The number of contacts, largest slip velocity, gap error and cone ratio of the last
-        step, and the energy removed by impacts so far.
+        step, the energy removed by impacts so far, and the work of moving obstacles (when one
+        of the targets moves).
         """
-        return (
+        out = (
             dict(self._run.last)
             if self._run.last
             else {
@@ -554,6 +602,13 @@ class RollingContact(ContactModel):
                 "friction_energy_loss": 0.0,
             }
         )
+        if self._moving:
+            out["obstacle_work"] = self._run.obstacle_work
+        return out
+
+    def obstacle_work(self) -> float:
+        """The work of moving obstacles on the rods so far, −Δt μ·V summed over the steps."""
+        return self._run.obstacle_work
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
         """The state between steps (:class:`~fe_rodcontact.contact.rolling.state.RunState`)."""

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.records import Record
+from fe_rodcontact.contact.rolling.geometry import relative_increment
 
 if TYPE_CHECKING:
     from fe_rodcontact.contact.rolling.state import RunState, StepState
@@ -39,6 +40,7 @@ def contact_record(
     impact_geometry: dict | None,
     sliding: bool,
     dt: float,
+    step_size: float,
     friction_coefficient: float | None,
 ) -> Record:
     """The record of one contact in an accepted step.
@@ -60,17 +62,18 @@ def contact_record(
         gap: The gap at the end configuration's closest points (NaN if not searched).
         tangency: How far those points are from tangency (NaN if not searched).
         impact_geometry: The geometry of its rolling rows when its impact is in this step (the
-            energy μ·BΔq the impact took), else ``None``.
-        sliding: Whether it slid (the work μ·BΔq of friction against the slip).
-        dt: The step.
+            energy μ·(BΔq − Δt V) the impact took), else ``None``.
+        sliding: Whether it slid (the work μ·(BΔq − Δt V) of friction against the slip).
+        dt: The time that turns a row into a velocity.
+        step_size: The step Δt (an obstacle's surface moves by Δt V in it).
         friction_coefficient: k of the friction cone (``None``: no cone ratio).
     """
     mu = multiplier
     loss, friction_loss = 0.0, 0.0
-    if impact_geometry is not None:  # μ·BΔq: the energy the impact took from the rods
-        loss = float(mu @ (impact_geometry["constraint"] - impact_geometry["shift"]))
-    if sliding:  # μ·BΔq: the work of friction against the slip
-        friction_loss = float(mu @ (geometry["constraint"] - geometry["shift"]))
+    if impact_geometry is not None:  # the energy the impact took (beyond an obstacle's work)
+        loss = float(mu @ relative_increment(impact_geometry, step_size))
+    if sliding:  # the work of friction against the slip
+        friction_loss = float(mu @ relative_increment(geometry, step_size))
     push = geometry["push"]
     pressure = -float(mu @ push)
     tangential = float(np.linalg.norm(mu + pressure * push))
@@ -142,6 +145,7 @@ def step_records(
     *,
     t: float,
     dt: float,
+    step_size: float,
     friction_coefficient: float | None,
 ) -> list[Record]:
     """The records of an accepted step, one per active contact.
@@ -154,6 +158,7 @@ def step_records(
         raw: The same with every contact's rolling rows (for an impact's loss).
         t: The step's end time.
         dt: The time that turns a row into a velocity.
+        step_size: The step Δt.
         friction_coefficient: k of the friction cone.
     """
     points = now.points
@@ -180,6 +185,7 @@ def step_records(
                 impact_geometry=raw[i] if impact else None,
                 sliding=identity in now.sliding and not impact,
                 dt=dt,
+                step_size=step_size,
                 friction_coefficient=friction_coefficient,
             )
         )

@@ -75,6 +75,7 @@ class RunState:
         previous_set: The contacts the last accepted step began from.
         impact_energy_loss: The energy that impacts took so far.
         friction_energy_loss: The work of sliding friction so far.
+        obstacle_work: The work of moving obstacles on the rods so far.
         last: The diagnostics of the last accepted step.
         records: One row per contact and accepted step.
     """
@@ -87,20 +88,25 @@ class RunState:
     previous_set: ContactSet | None = None
     impact_energy_loss: float = 0.0
     friction_energy_loss: float = 0.0
+    obstacle_work: float = 0.0
     last: dict[str, float] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
 
-    def accept(self, now: StepState, rows: list[Record], guesses: RawContacts) -> None:
+    def accept(
+        self, now: StepState, rows: list[Record], guesses: RawContacts, *, obstacle_work: float
+    ) -> None:
         """The step ``now`` was accepted with these records; ``guesses`` start the next one.
 
         Args:
             now: The accepted step.
             rows: Its records, one per active contact.
             guesses: Per active contact, the points the next step's guess moves on from.
+            obstacle_work: The work of moving obstacles on the rods in the step.
         """
         assert now.points is not None
         ids = now.points.ids
         self.records.extend(rows)
+        self.obstacle_work += obstacle_work
         self.impact_energy_loss += sum(r["impact_loss"] for r in rows)
         self.friction_energy_loss += sum(r["friction_loss"] for r in rows)
         self.committed = {int(i) for i in ids}
@@ -146,7 +152,13 @@ class RunState:
         out["point_ids"] = np.array(points, dtype=np.int64)
         out["points"] = np.array([self.previous_points[i] for i in points]).reshape(-1, 2)
         out["scalars"] = np.array(
-            [self.step, 1.0, self.impact_energy_loss, self.friction_energy_loss]
+            [
+                self.step,
+                1.0,
+                self.impact_energy_loss,
+                self.friction_energy_loss,
+                self.obstacle_work,
+            ]
         )
         out.update(records_to_arrays(self.records))
         return out
@@ -157,7 +169,7 @@ class RunState:
     ) -> "RunState":
         """The state written by :meth:`arrays` (rod names for the contact set's messages)."""
         prefix = "start_"
-        step, _, impact_loss, friction_loss = (float(x) for x in arrays["scalars"])
+        step, _, impact_loss, friction_loss, obstacle_work = (float(x) for x in arrays["scalars"])
         return RunState(
             step=int(step),
             committed={int(i) for i in arrays["committed"]},
@@ -175,6 +187,7 @@ class RunState:
             ),
             impact_energy_loss=impact_loss,
             friction_energy_loss=friction_loss,
+            obstacle_work=obstacle_work,
             records=records_from_arrays(arrays),
         )
 
