@@ -20,7 +20,8 @@ surface velocity; the force on the rod is −μ, the floor's work −Δt μ·V p
   against the force m v/Δt + m g, so the impact takes ½ m v² + ½ m g v Δt and the floor's work
   is m v² + m g v t. Measured: velocities 2.8e-16 m/s off V from the end of the first step
   on, force 1.8e-14, loss 1.1e-15 and work 1.8e-15 relative, balance 3e-19 J; tolerances
-  1e-12. With ``impacts="error"`` that start is a ContactError naming the approach.
+  1e-12. With ``impacts="error"`` that start is refused at every step size (a
+  ConvergenceError naming the approach).
 
 Potential contact (Tatone's g⁻⁸ law with damping, damping ratio 0.4 of the contact
 oscillation): the rod starts at rest at the law's equilibrium gap on the moving floor, i.e.
@@ -45,7 +46,6 @@ import numpy as np
 import pytest
 
 from fe_rodcontact.contact import (
-    ContactError,
     ContactScene,
     DampingLaw,
     ObstaclePotential,
@@ -53,6 +53,7 @@ from fe_rodcontact.contact import (
     RepulsiveLaw,
     RollingContact,
 )
+from fe_rodcontact.errors import ConvergenceError
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Gravity
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -146,7 +147,9 @@ def test_rolling_rod_at_rest_is_hit_by_a_rising_floor(comm):
 
 
 def test_rolling_rod_at_rest_on_a_rising_floor_with_impacts_error(comm):
-    with pytest.raises(ContactError, match=r"approach each other at 0\.1"):
+    """With impacts='error' the impact at the start is refused at every step size: the run
+    stops (ConvergenceError on every rank) with the approach speed in the message."""
+    with pytest.raises(ConvergenceError, match=r"approach each other at 0\.1"):
         _rolling_on_rising_floor(comm, 0.0, impacts="error")
 
 
