@@ -1,12 +1,12 @@
 """The fraction of random rod crossings whose perfect-rolling force lies in the friction cone.
 
-Seed 000 (Gay-Balmaz & Putkaradze) estimates that a fraction 0.5k/√(k²+1) of the contacts in
-a compacted rod configuration roll, assuming the contact force "is uniformly randomly
-distributed within a hemisphere of possible forces enforcing contact". Uniform directions on
-the hemisphere give 1 − 1/√(1+k²) instead (docs/rolling.md). This script does not assume a
-force distribution: it samples random crossings, lets the rolling model compute the force
-that no slip needs, and counts the contacts with |λ_t| ≤ k|λ_n| among those that press
-(λ_n > 0; a tensile contact would open, it is not a contact of the hemisphere).
+Gay-Balmaz & Putkaradze (Phys. Rev. Lett. 109, 244303 (2012)) estimate that a fraction
+0.5k/√(k²+1) of the contacts in a compacted rod configuration roll, assuming the contact force
+"is uniformly randomly distributed within a hemisphere of possible forces enforcing contact".
+Uniform directions on the hemisphere give 1 − 1/√(1+k²) instead (docs/rolling.md). This script
+does not assume a force distribution: it samples random crossings, lets the rolling model
+compute the force that no slip needs, and counts the contacts with |λ_t| ≤ k|λ_n| among those
+that press (λ_n > 0; a tensile contact would open, it is not a contact of the hemisphere).
 
 The random crossing
 -------------------
