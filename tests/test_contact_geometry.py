@@ -3,7 +3,7 @@
 References are exact geometry (skew lines, a line over a plane or a cylinder, a polygonal
 helix on a cylinder) or an independent minimisation with scipy. Tolerances: 1e-12 on
 positions and gaps of unit-size problems (round-off of a few dozen flops), 1e-10 relative on
-tangency (the issue's requirement).
+tangency (the accuracy the rolling rows need).
 """
 
 import basix.ufl

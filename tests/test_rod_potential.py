@@ -6,7 +6,7 @@ References and tolerances are given per test:
   compatibility of the two beam deflections and the penalty compliance (derived below, the
   equivalent of Zavarise & Wriggers' crossed-beams example);
 - a rod–rod bounce and a self-contact bounce: kinetic + elastic + contact energy conserved by
-  the discrete gradient to 1e-8 relative (the issue's tolerance; the Newton tolerance of the
+  the discrete gradient to 1e-8 relative (the Newton tolerance of the
   dynamics solver is far below that), linear and angular momentum to round-off;
 - damping and friction: the dissipated energy of every step ≥ 0 and the balance
   kinetic + elastic + contact + dissipated conserved to 1e-8;

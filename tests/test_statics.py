@@ -63,7 +63,7 @@ def rollup_error(comm, elements, degree, turns):
 def test_rollup_closed_form(comm, turns):
     """Closed form (elastica under pure end moment): u_x = L(sinθ/θ − 1), u_y = L(1 − cosθ)/θ.
 
-    Tolerance 1e-6·L (the issue's), on 64 P2 elements where the measured O(h⁴) error is ~1e-9.
+    Tolerance 1e-6·L, on 64 P2 elements where the measured O(h⁴) error is ~1e-9.
     """
     assert rollup_error(comm, 64, 2, turns) < 1e-6
 

@@ -2,7 +2,7 @@
 
 Reference: the discrete energy identity E^{n+1} − E^n = −Δt λ (b1·W − F b2·Z) = 0 (see
 fe_rodcontact/strings/model.py), so the energy changes only by solver round-off. Tolerance:
-1e-9 relative over 10^4 steps (the issue), serially; 10^3 steps on 2 ranks (each parallel
+1e-9 relative over 10^4 steps, serially; 10^3 steps on 2 ranks (each parallel
 step costs ~5× more on the 2-core CI machine). Measured: ~1e-12 (docs/strings.md).
 """
 

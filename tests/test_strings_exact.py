@@ -6,7 +6,7 @@ P(x, t) = a sin(x − t) + b cos(x + t) (L = 2π, c = 1) and M = u − v starts 
 with M_t(·, 0) = 0, so the initial data satisfy the rolling constraint and the contact
 force is not zero. Reference: that scalar ODE integrated with classical RK4 (20000 steps;
 it agrees with 10000 steps to 1e-12, checked below). The FE s(t) (P2, exact point
-evaluation) converges to it under joint refinement of h and dt; the issue asks for an error
+evaluation) converges to it under joint refinement of h and dt; the target is an error
 ≤ 1e-5 at t = 20 on the finest level. Measured (docs/strings.md): 4.2e-5, 1.04e-5, 2.6e-6,
 observed order 2.0 (the midpoint rule's dt²; the P2 space error is far smaller).
 """

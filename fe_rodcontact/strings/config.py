@@ -182,7 +182,7 @@ class StringsResult:
     config: StringsConfig = field(repr=False)
 
     TIME_SERIES = ("t", "s1", "s2", "multiplier", "energy", "u_hat1", "u_probe")
-    """The keys of the ``.npz`` time series (the issue's output contract)."""
+    """The keys of the ``.npz`` time series."""
 
     def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
         """Write the time series to ``path`` (.npz) and the snapshots to ``<stem>_fields.npz``.
