@@ -831,29 +831,6 @@ def test_a_rod_pinned_on_a_floor_lies_still_on_its_node_contacts(comm):
     assert np.max(np.abs(problem.rod.displacement.x.array)) <= 1e-12
 
 
-def test_a_rod_spinning_on_a_plane_stops_on_a_lost_contact(comm):
-    """A rod lying on a plane spins at 1000 rad/s about its own axis (rolling sideways at
-    20 m/s): in a 10 ms step its contacts are not found again; cut steps resolve the first
-    steps, and where even the smallest step cannot, ConvergenceError names the rod and the
-    obstacle; the last good state stands."""
-    radius = 0.02
-    rods = create_rod_mesh(comm, [straight((-0.2, 0, radius), (0.2, 0, radius))], elements=4)
-    rod = CosseratRod(rods, Section.circular(radius=radius, E=1e7, nu=0.3, density=1000.0))
-    rolling = RollingContact()
-    table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
-    problem = DynamicProblem(
-        rod,
-        [],
-        [Gravity((0, 0, -9.81))],
-        petsc_options_prefix="spin_plane_",
-        contact=contact_scene(rod, table, rolling, margin=0.005),
-    )
-    problem.set_initial_velocity(None, lambda x: np.vstack([1000 + 0 * x[0], 0 * x[0], 0 * x[0]]))
-    message = _fails_on_a_contact(problem, rolling, 0.05, TimeStepping(dt=0.01, min_dt=0.0025))
-    assert "not found again" in message
-    assert "rod 'rod0' at s = " in message and "obstacle 'table'" in message
-
-
 def test_parallel_rods_roll_on_a_line_contact(comm):
     """Two parallel rods lying on each other (det 𝔸 = 0: no unique closest points): a line
     contact, one material point per node, and they roll on each other without NaN; energy
