@@ -1,7 +1,8 @@
-"""Rolling self-contact that slides: a twisted two-strand loop with friction outside the cone. The
-loop of tests/test_rolling_self_contact.py (67 node contacts along the strands) with a standing
-wave of 0.03 m/s across the strands and ``slide_outside_cone`` (μ = 0.3): the strands barely
-press on each other, so many contacts leave the cone and slide under regularised Coulomb
+"""Rolling self-contact that slides: a twisted two-strand loop with friction outside the cone.
+
+The loop of tests/test_rolling_self_contact.py (67 node contacts along the strands) with a
+standing wave of 0.03 m/s across the strands and ``slide_outside_cone`` (μ = 0.3): the strands
+barely press on each other, so many contacts leave the cone and slide under regularised Coulomb
 friction (42 % of the contact-steps), inside the cone. The balance kinetic + elastic + friction
 losses is conserved to round-off (measured 8e-15 of the kinetic energy; tolerance 1e-12), the
 friction losses never decrease beyond round-off (a step's loss is ≥ -1.2e-16 J; the strands
