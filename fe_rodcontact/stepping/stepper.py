@@ -25,6 +25,7 @@ from petsc4py import PETSc
 
 import numpy as np
 
+from fe_rodcontact.contact.model import StepContext
 from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
@@ -149,11 +150,8 @@ class Stepper:
         """The step from t to ``end`` = t + dt; a failed one leaves the state as it was."""
         scheme, contact = self._scheme, self._contact
         context = scheme.context(t, dt, end, self.steps)
-        if self.steps == 0 and not self._started and contact is not None:
-            contact.check_start()  # (a restart continues from a configuration checked before)
-        self._started = True
         if self.steps == 0:
-            scheme.start(context, contact, self._prefix)
+            self.start(context)
         saved = self._save()
         scheme.begin(t, dt)
         if contact is not None:
@@ -171,6 +169,20 @@ class Stepper:
         if contact is not None:
             contact.observe(self.steps, end)
         return result
+
+    def start(self, context: StepContext) -> None:
+        """Before an attempt at the first step: check the contacts, then the scheme's start.
+
+        The scheme's start makes the initial state consistent with the contact models' rows
+        (:meth:`Scheme.start`).
+
+        Args:
+            context: The first step.
+        """
+        if not self._started and self._contact is not None:
+            self._contact.check_start()  # (a restart continues from a configuration checked)
+        self._started = True
+        self._scheme.start(context, self._contact, self._prefix)
 
     def _solve(self) -> StepResult:
         """Solve; move the contact points; solve again until they settle."""

@@ -317,6 +317,21 @@ class RollingContact(ContactModel):
         message = rod_end_problem(self._now.points, self._names, t=self._now.t, step=self._run.step)
         raise_collectively(self._comm, message, ContactError)
 
+    def start_release(self, impulse: FloatArray) -> BoolArray:
+        """With ``unilateral``: the rows of contacts whose start impulse pulls.
+
+        Such rods move apart at t₀; held, they would be pulled together. Round-off (a pull
+        below 1e-10 of the impulse) does not count.
+        """
+        if not self.unilateral or not len(impulse):
+            return np.zeros(len(impulse), dtype=bool)
+        size = np.linalg.norm(impulse.reshape(-1, 3), axis=1)
+        return np.repeat(self._normal_forces(impulse) < -1e-10 * size, 3)
+
+    def start_impulse(self, impulse: FloatArray, energy: float) -> None:
+        """The start's perfectly inelastic impulse: its loss is counted as an impact's."""
+        self._run.impact_energy_loss += energy
+
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
         if self._now.points is None:
