@@ -31,6 +31,10 @@ discrete rows and shows what they conserve; in short:
   ``impact_energy_loss``). One that closes from farther than the search margin within a step,
   or any impact with ``impacts="error"``, raises
   :class:`~fe_rodcontact.contact.geometry.tracking.ContactError`.
+- **The start.** Before the first step the initial velocities are projected onto the rows by
+  a perfectly inelastic impulse (:mod:`fe_rodcontact.stepping.consistent_start`); the model
+  leaves out unilateral contacts that the impulse would pull (:meth:`start_release`) and
+  counts the energy it takes as an impact loss (:meth:`start_impulse`).
 
 **Where the pieces are.** :class:`RollingContact` holds the contact state and takes part in the
 step (:meth:`~RollingContact.begin_step`, :meth:`~RollingContact.linearise`,
