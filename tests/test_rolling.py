@@ -5,9 +5,11 @@ Sources and tolerances:
 - Free rods in rolling contact (no loads): ideal rolling does no work and its forces are
   equal and opposite with lever arms that meet, so the energy–momentum scheme conserves energy,
   linear and angular momentum to the Newton tolerance (≤ 1e-8 relative, measured ~1e-13 over
-  100 steps); the discrete material velocities at the contact agree to round-off (≤ 1e-10 of
-  the rod speed); the gap at the true closest points stays at zero to ≤ 1e-10 R (measured
-  ~1e-15 m with R = 0.05: the equal-excess contact points of the step make it exact).
+  100 steps; the energy with the loss of the consistent start, whose impulse makes the slipping
+  initial velocities roll, tests/test_consistent_start.py); the discrete material velocities
+  at the contact agree to round-off (≤ 1e-10 of the rod speed); the gap at the true closest
+  points stays at zero to ≤ 1e-10 R (measured ~1e-15 m with R = 0.05: the equal-excess
+  contact points of the step make it exact).
 - A solid circular rod rolling down a slope α without slip (rigid-body closed form):
   acceleration (2/3) g sin α, normal force m g cos α, friction (1/3) m g sin α. The rod lies on
   the slope in line contact, one contact point on each node, where the supports carry its
@@ -59,6 +61,12 @@ SECTION = Section(
 )
 
 
+def energy_with_losses(series):
+    """Kinetic + elastic energy + the energy that impacts and the consistent start took."""
+    loss = np.nan_to_num(series["impact_energy_loss"])
+    return series["kinetic_energy"] + series["elastic_energy"] + loss
+
+
 def crossing_rods(
     comm,
     elements=8,
@@ -68,6 +76,7 @@ def crossing_rods(
     section=SECTION,
     impacts="inelastic",
     margin=None,
+    integrator="energy-momentum",
 ):
     """Rod a along x, rod b along y on top of it (touching when lift = 2R)."""
     rods = create_rod_mesh(
@@ -81,6 +90,7 @@ def crossing_rods(
         rod,
         petsc_options_prefix="rolling_",
         contact=contact_scene(rod, "rods", rolling, centreline=kernel, margin=margin),
+        integrator=integrator,
     )
 
     def velocity(x):
@@ -99,8 +109,10 @@ def test_free_crossing_rods_conserve_energy_and_momenta(comm):
     problem, rolling = crossing_rods(comm)
     problem.solve(1.0, TimeStepping(dt=0.01))
     series = problem.series.arrays()
-    energy = series["kinetic_energy"] + series["elastic_energy"]
+    energy = energy_with_losses(series)
     assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
+    start = problem.start_projection  # the initial velocities slip: the start takes energy
+    assert start.energy_loss > 0 and series["impact_energy_loss"][-1] == start.energy_loss
     for key in ("linear_momentum", "angular_momentum"):
         change = np.max(np.abs(series[key] - series[key][0]))
         assert change <= 1e-8 * np.max(np.abs(series[key][0]))
@@ -660,8 +672,10 @@ def test_resolves_near_the_solution_reuse_the_factorisation(comm, monkeypatch):
     """A step's re-solve that starts within 1e4 atol of its solution keeps the last matrix and
     its factors (chord steps to 0.1 atol). Reference: the same run with every re-solve
     factoring afresh. Both are converged solves of the same equations, so they agree to the
-    solver's accuracy: measured 1.6e-15 (serial) and 1.2e-15 (2 ranks) of the largest |x|,
-    checked to 1e-12 (snes_rtol is 1e-13); the same Newton iterations, energy to 1e-8.
+    solver's accuracy: measured 3.6e-15 (serial) of the largest |x|, checked to 1e-12
+    (snes_rtol is 1e-13); energy to 1e-8. A chord solve contracts linearly where Newton's
+    converges quadratically, so it may take one iteration more: measured 75 iterations in all
+    against 73 (one more in 2 of the 14 chord solves); at most one more per chord solve.
     """
     runs = []
     for limit in (constrained.REUSE_FACTORS_BELOW, 0.0):  # 0: a start residual is never ≤ 0
@@ -669,7 +683,7 @@ def test_resolves_near_the_solution_reuse_the_factorisation(comm, monkeypatch):
         problem, _ = crossing_rods(comm)
         problem.solve(0.2, TimeStepping(dt=0.02, adaptive=False))
         series = problem.series.arrays()
-        energy = series["kinetic_energy"] + series["elastic_energy"]
+        energy = energy_with_losses(series)
         assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
         runs.append(
             (
@@ -680,7 +694,7 @@ def test_resolves_near_the_solution_reuse_the_factorisation(comm, monkeypatch):
         )
     (reused_x, reused, reused_its), (fresh_x, fresh, fresh_its) = runs
     assert reused >= problem.steps and fresh == 0
-    assert reused_its == fresh_its
+    assert fresh_its <= reused_its <= fresh_its + reused
     scale = comm.allreduce(float(np.max(np.abs(fresh_x))), op=MPI.MAX)
     difference = comm.allreduce(float(np.max(np.abs(reused_x - fresh_x))), op=MPI.MAX)
     assert difference <= 1e-12 * scale
@@ -689,15 +703,16 @@ def test_resolves_near_the_solution_reuse_the_factorisation(comm, monkeypatch):
 def test_a_contact_rolling_two_elements_per_step_stays_one_rolling_contact(comm):
     """The tracker gives a point contact a new identity when it moves more than two elements
     in one step (256 elements per rod, the contact point moves 2.7–3.6 h per step). Rolling
-    keeps it as the same contact: no impact, no loss, energy conserved (≤ 1e-8; measured
-    1e-14). Treated as an impact it would gain energy (measured: a "loss" of −0.064 J).
+    keeps it as the same contact: no impact, no loss after the consistent start's, energy +
+    that loss conserved (≤ 1e-8; measured 1e-14). Treated as an impact it would gain energy
+    (measured: a "loss" of −0.064 J).
     """
     problem, rolling = crossing_rods(comm, elements=256)
     problem.solve(0.4, TimeStepping(dt=0.1, adaptive=False))
     series = problem.series.arrays()
-    energy = series["kinetic_energy"] + series["elastic_energy"]
+    energy = energy_with_losses(series)
     assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
-    assert np.all(np.nan_to_num(series["impact_energy_loss"]) == 0)
+    assert np.all(series["impact_energy_loss"][1:] == problem.start_projection.energy_loss)
     assert [r["step"] for r in rolling.records] == [1, 2, 3, 4]  # one contact every step
     s_a = np.array([r["s_a"] for r in rolling.records])
     assert np.max(np.diff(s_a)) > 2 * (2.0 / 256)  # it did jump past the match distance
@@ -833,10 +848,10 @@ def test_a_rod_pinned_on_a_floor_lies_still_on_its_node_contacts(comm):
 
 def test_parallel_rods_roll_on_a_line_contact(comm):
     """Two parallel rods lying on each other (det 𝔸 = 0: no unique closest points): a line
-    contact, one material point per node, and they roll on each other without NaN; energy
-    and momenta conserved (≤ 1e-8), no slip beyond the Newton tolerance (snes_atol 1e-10 on
-    the rows, over Δt = 0.01 s: ≤ 1e-8 m/s; measured 2.3e-9 in one step, 1e-16 in the
-    others)."""
+    contact, one material point per node, and they roll on each other without NaN (pushed
+    apart sideways without spin, they start rolling by the consistent start's impulse); energy
+    + the start's loss and momenta conserved (≤ 1e-8), no slip beyond the Newton tolerance
+    (snes_atol 1e-10 on the rows, over Δt = 0.01 s: ≤ 1e-8 m/s)."""
     rods = create_rod_mesh(
         comm, [straight((0, 0, 0), (1, 0, 0)), straight((0, 0, 2 * R), (1, 0, 2 * R))], elements=4
     )
@@ -851,7 +866,7 @@ def test_parallel_rods_roll_on_a_line_contact(comm):
     problem.solve(0.1, TimeStepping(dt=0.01))
     series = problem.series.arrays()
     assert np.all(series["rolling_contacts"][1:] == 5)  # 4 elements, 5 nodes
-    energy = series["kinetic_energy"] + series["elastic_energy"]
+    energy = energy_with_losses(series)
     assert np.all(np.isfinite(energy))
     assert np.max(np.abs(energy - energy[0])) <= 1e-8 * energy[0]
     for key in ("linear_momentum", "angular_momentum"):

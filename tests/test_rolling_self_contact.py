@@ -4,7 +4,10 @@ Sources and tolerances:
 
 - Free rods in rolling self-contact do no work and conserve energy and momenta to the Newton
   tolerance (≤ 1e-12 of the energy; measured 1e-14), with no slip (≤ 1e-10 m/s, measured
-  2e-14) at the contact, as rolling between two rods (tests/test_rolling.py).
+  2e-14) at the contact, as rolling between two rods (tests/test_rolling.py). The energy
+  counts what the consistent start took: the ring on the floor rolls rigidly about its centre,
+  which slips by 5.4e-3 m/s at the smooth centreline's lowest point (1.1e-3 m above the node
+  it is drawn through), and the start takes 9.0e-9 J of its 1.2e-2 J.
 - Where a closed rod starts (its join) is a choice of numbering: a ring pressed into a figure
   eight whose crossing is at the join, and the same ring started a quarter turn further, move
   alike to round-off (measured 1.6e-13 relative; tolerance 1e-10), while the contact crosses
@@ -63,7 +66,8 @@ def _figure_eight(comm, first: int, t_end: float = 0.1, closed: bool = True):
 
 def _check_conserved(problem) -> dict[str, np.ndarray]:
     series = problem.series.arrays()
-    energy = series["total_energy"]  # kinetic + elastic − work of the loads
+    # kinetic + elastic − work of the loads + what the consistent start took
+    energy = series["total_energy"] + np.nan_to_num(series["impact_energy_loss"])
     assert np.max(np.abs(energy - energy[0])) <= 1e-12 * series["kinetic_energy"][0]
     assert np.nanmax(series["max_slip"]) <= 1e-10
     return series

@@ -4,7 +4,8 @@ Writes into the output folder (``--out``, else the case's ``[output].folder``, r
 current folder): ``series.npz`` (t, kinetic/elastic energy, external work, linear and angular
 momentum per step), ``rods.bp`` (VTX displacement and velocity every ``vtx_every`` steps) and
 ``checkpoint/`` (every ``checkpoint_every`` steps and at the end, on a failed step, and on
-Ctrl-C or SIGTERM);
+Ctrl-C or SIGTERM); with rolling contact, what the consistent start took from initial
+velocities that slip is printed (docs/rolling.md, *A consistent start*);
 ``--restart`` continues from it, on any number of ranks.
 """
 
@@ -119,6 +120,14 @@ def run_case(
             checkpoint=checkpoint,
             checkpoint_every=case.output.checkpoint_every,
         )
+        start = problem.start_projection
+        if comm.rank == 0 and start is not None and start.energy_loss > 0:
+            print(
+                f"fe-rodcontact dynamics: the initial velocities slipped by {start.mismatch:.3g} "
+                "at a rolling contact; the start made them roll and took the energy "
+                f"{start.energy_loss:.3g} (impact_energy_loss in the series)",
+                flush=True,
+            )
         if case.output.checkpoint_every > 0:  # the end state too: a run can be extended
             problem.write_checkpoint(checkpoint)
     finally:

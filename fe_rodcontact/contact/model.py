@@ -12,6 +12,9 @@ stage                  called
 :meth:`check_scheme`   once, when a problem takes the scene: may refuse a scheme
 :meth:`virtual_work`   once, while the scheme builds its residual: a UFL term, or ``None``
 :meth:`check_start`    once, before the first step, with the contacts of the start
+:meth:`start_release`  before the first step: which rows the start's velocity projection
+                       leaves out, given the impulse it would apply (unilateral contacts)
+:meth:`start_impulse`  the start's projection applied an impulse and took energy
 :meth:`begin_step`     each step, with the contacts of the step's start configuration
 :meth:`linearise`      each Newton iterate (point terms: forces, multiplier rows)
 :meth:`move_points`    after each solve, with the contacts of the end configuration; a model
@@ -257,6 +260,28 @@ class ContactModel(PointTerms):
     # -- the run -----------------------------------------------------------------------------
     def check_start(self, contacts: ContactSet) -> None:
         """Check the start configuration (raise on every rank when it is not admissible)."""
+
+    def start_release(self, impulse: FloatArray) -> npt.NDArray[np.bool_]:
+        """Which of the model's rows the start leaves out, given their impulse (force × time).
+
+        Before the first step, the initial velocities are projected onto the point models'
+        rows by an impulse at the contacts
+        (:mod:`~fe_rodcontact.stepping.consistent_start`); a row that is left out (a contact
+        that the impulse would pull, of rods that move apart) is not held, and the projection
+        is solved again without it. The model is at the first step's start
+        (:meth:`begin_step`). Default: every row holds.
+
+        Args:
+            impulse: The impulse of each of the model's multipliers.
+        """
+        return np.zeros(len(impulse), dtype=bool)
+
+    def start_impulse(self, impulse: FloatArray, energy: float) -> None:
+        """The start's projection applied ``impulse`` at the rows and took ``energy``.
+
+        ``energy`` is the model's share ½μ·(−Bq̇) of the kinetic energy that the perfectly
+        inelastic impulse took, to be recorded like an impact's loss. Default: nothing.
+        """
 
     def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
         """A step begins from the configuration whose contacts (of the targets) are given."""

@@ -44,6 +44,7 @@ from fe_rodcontact.stepping.checkpoint import (
     save_npz,
     scatter_cell_values,
 )
+from fe_rodcontact.stepping.consistent_start import StartProjection
 from fe_rodcontact.stepping.energy_momentum import EnergyMomentum
 from fe_rodcontact.stepping.generalized_alpha import GeneralizedAlpha
 from fe_rodcontact.stepping.integrator import Integrator, TimedLoad
@@ -217,6 +218,16 @@ class DynamicProblem:
         obstacles = 0.0 if self._contact is None else self._contact.obstacle_work()
         return self._integrator.external_work + obstacles
 
+    @property
+    def start_projection(self) -> StartProjection | None:
+        """What the consistent start did to the initial velocities.
+
+        The rows held, the initial slip, the energy taken
+        (:mod:`~fe_rodcontact.stepping.consistent_start`); ``None`` before the first step and
+        without contact rows.
+        """
+        return self._integrator.start_projection
+
     def set_initial_velocity(
         self,
         velocity: Callable[[npt.NDArray[np.float64]], npt.ArrayLike] | None = None,
@@ -242,6 +253,28 @@ class DynamicProblem:
         return self._integrator.diagnostics()
 
     # -- stepping ------------------------------------------------------------------------------
+    def start(self, dt: float) -> StartProjection | None:
+        """Make the initial state consistent with the contact rows now, and report it.
+
+        The first step does it otherwise. The report is what the velocities' projection did.
+
+        Args:
+            dt: The first step (the rows are the first step's, at its start).
+
+        Returns:
+            :attr:`start_projection`.
+        """
+        raise_collectively(
+            self._rod.mesh.comm,
+            f"start() comes before the first step; this run has taken {self.steps}."
+            if self.steps
+            else None
+            if dt > 0
+            else f"start(dt): dt must be positive, got {dt}.",
+        )
+        self._stepper.start(self._integrator.context(self.time, dt, self.time + dt, 0))
+        return self.start_projection
+
     def try_step(self, dt: float) -> tuple[bool, int]:
         """One step of size dt from the current time; on failure the state is restored.
 

@@ -7,8 +7,8 @@ increment Θ = Λₙᵀτ = Δt (Wₙ + Δt(½−β)aₙ + Δt β aₙ₊₁), W
 (ρ∞ < 1) and therefore does **not** conserve energy; ρ∞ = 1 gives a non-dissipative but not
 exactly conserving scheme. Accelerations start from the equations of motion at t₀
 (:meth:`GeneralizedAlpha.initial_acceleration_forms`), consistent with the contact models' rows
-(:meth:`GeneralizedAlpha.start`), so the scheme is second order from any initial state. Its
-equations hold at tₙ₊₁, so its contact rows are written on the end velocity
+(:meth:`GeneralizedAlpha._start_accelerations`), so the scheme is second order from any initial
+state. Its equations hold at tₙ₊₁, so its contact rows are written on the end velocity
 (:class:`~fe_rodcontact.contact.model.EndVelocityRows`).
 """
 
@@ -21,13 +21,12 @@ import dolfinx.fem.petsc
 import numpy as np
 import ufl
 
-from fe_rodcontact.contact.model import ContactModel, EndVelocityRows, StepContext
-from fe_rodcontact.contact.scene import ContactScene
+from fe_rodcontact.contact.model import ContactModel, EndVelocityRows
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.rod import CosseratRod, scatter_to_quadrature
 from fe_rodcontact.rods.rotations import cayley_map
-from fe_rodcontact.solvers.options import default_newton_options
+from fe_rodcontact.stepping.consistent_start import StartRows, StartSystem
 from fe_rodcontact.stepping.integrator import Integrator, TimedLoad, quadrature_function
 
 __all__ = ["GeneralizedAlpha"]
@@ -46,6 +45,7 @@ class GeneralizedAlpha(Integrator):
     """
 
     name = "generalized-alpha"
+    starts_from_accelerations = True
 
     def __init__(
         self,
@@ -109,95 +109,30 @@ class GeneralizedAlpha(Integrator):
         ):
             offset.x.array[:] = rows.scale * (keep * velocity.x.array + carry * pseudo.x.array)
 
-    def start(self, context: StepContext, contact: ContactScene | None, prefix: str) -> None:
+    def _start_accelerations(self, system: StartSystem, rows: StartRows | None) -> None:
         """a₀ from the equations of motion at t₀ (zero where ends are held).
 
-        With point terms (rolling contact) the accelerations also satisfy their rows
-        (:meth:`_constrain_start`).
+        With point terms (rolling contact) the accelerations also satisfy their rows,
+        M a + G λ = F, Gᵀ a = 0: an a₀ that violates them (free fall onto a slope) excites
+        generalized-α's spurious root of the algebraic components, a double root at −ρ∞, and
+        the contact force would alternate step by step, decaying like n ρ∞ⁿ. a is the free
+        acceleration less its projection (:meth:`StartSystem.project
+        <fe_rodcontact.stepping.consistent_start.StartSystem.project>`, the start's velocities'
+        projection). The rows' Ḃq̇ term is left out: the start is exactly consistent for rods
+        starting from rest or in rigid translation, and otherwise off by Ḃq̇₀ (O(|ω||v|) at a
+        contact). Without rotary inertia (M singular) a₀ = 0.
         """
-        self.prepare(context.t, 0.0)  # load factors at t₀ (GA loads at t + dt)
-        state = self._rod.state.x.array.reshape(-1, 6)
-        state[:, :3] = self.previous_displacement.x.array.reshape(-1, 3)
-        held = self._supports.hold()
-        mass, forces = self.initial_acceleration_forms()
-        newton = default_newton_options(self._rod.mesh.comm)
-        problem = dolfinx.fem.petsc.LinearProblem(
-            mass,
-            forces,
-            bcs=self.bcs,
-            petsc_options_prefix=f"{prefix}start_",
-            petsc_options={
-                k: newton[k] for k in ("ksp_type", "pc_type", "pc_factor_mat_solver_type")
-            },
-        )
-        try:  # the contacts' rows may raise ContactError (on every rank): a rejected step
-            solution = problem.solve()
-            solved = problem.solver.getConvergedReason() > 0
-            models = contact.point_models if contact is not None else ()
-            if models and self._rod.mesh.comm.allreduce(solved, op=MPI.LAND):
-                assert contact is not None
-                self._constrain_start(problem, solution, context, contact)
-            finite = np.all(np.isfinite(solution.x.array))
-            if self._rod.mesh.comm.allreduce(bool(solved and finite), op=MPI.LAND):
-                self.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
-        finally:
-            self._supports.release(held)
-            problem.__del__()  # collective: now on every rank, not whenever the collector runs
-
-    def _constrain_start(
-        self,
-        problem: dolfinx.fem.petsc.LinearProblem,
-        solution: dolfinx.fem.Function,
-        context: StepContext,
-        contact: ContactScene,
-    ) -> None:
-        """Make a₀ consistent with the contact models' rows: M a + G λ = F, Gᵀ a = 0.
-
-        An a₀ that violates the constraints (free fall onto a slope) excites generalized-α's
-        spurious root of the algebraic components, a double root at −ρ∞: the contact force
-        would alternate step by step, decaying like n ρ∞ⁿ. G = Bᵀ is the coupling of the rows
-        at the initial configuration (``linearise`` after ``begin_step``); with Y = M⁻¹G (one
-        solve per multiplier with the factorised M), λ = (GᵀY)⁻¹Gᵀa_free and a = a_free − Yλ.
-        The rows' Ḃq̇ term is left out: the start is exactly consistent for rods starting from
-        rest or in rigid translation, and otherwise off by Ḃq̇₀ (O(|ω||v|) at a contact).
-        """
+        solution, solved = system.solve(self.initial_acceleration_forms()[1])
         comm = self._rod.mesh.comm
-        contact.begin_step(context)
-        parts = []
-        for model in contact.point_models:
-            linearised = model.linearise(np.zeros(model.num_multipliers))
-            parts.append((linearised.coupling, model.num_multipliers))
-        m = sum(size for _, size in parts)
-        if m == 0:
-            return
-        V = self._rod.function_space
-        owned = V.dofmap.index_map.size_local * 6
-        first = V.dofmap.index_map.local_range[0] * 6
-        coupling = np.zeros((owned, m))
-        shift = 0
-        for (rows, cols, values), size in parts:
-            mine = (rows >= first) & (rows < first + owned)
-            np.add.at(coupling, (rows[mine] - first, cols[mine] + shift), values[mine])
-            shift += size
-        for bc in self.bcs:  # held dofs take no constraint force
-            dofs, count = bc.dof_indices()
-            coupling[dofs[:count][dofs[:count] < owned]] = 0.0
-        matrix = problem.A
-        rhs, y = matrix.createVecRight(), matrix.createVecRight()
-        inverse = np.zeros((owned, m))
-        for j in range(m):
-            rhs.array[:] = coupling[:, j]
-            problem.solver.solve(rhs, y)
-            inverse[:, j] = y.array
-        rhs.destroy()
-        y.destroy()
-        free = solution.x.array[:owned]
-        schur = comm.allreduce(coupling.T @ inverse)
-        # Least squares: redundant rows (a rod lying on a plane) make GᵀM⁻¹G singular, but
-        # Gᵀa_free lies in its range, so the minimum-norm λ still gives Gᵀa = 0.
-        multipliers = np.linalg.lstsq(schur, comm.allreduce(coupling.T @ free))[0]
-        solution.x.array[:owned] = free - inverse @ multipliers
-        solution.x.scatter_forward()
+        if rows is not None and rows.size and comm.allreduce(solved, op=MPI.LAND):
+            owned = len(rows.coupling)
+            free = solution.x.array[:owned]
+            change, _ = system.project(rows, -comm.allreduce(rows.coupling.T @ free))
+            solution.x.array[:owned] = free + change
+            solution.x.scatter_forward()
+        finite = np.all(np.isfinite(solution.x.array))
+        if comm.allreduce(bool(solved and finite), op=MPI.LAND):
+            self.set_initial_accelerations(solution)  # else (no rotary inertia): a₀ = 0
 
     def _newmark(
         self,
@@ -262,14 +197,8 @@ class GeneralizedAlpha(Integrator):
         instead of zero keeps the scheme second order whatever the initial state (loads or
         stresses at t = 0). The load factors must be those of tₙ.
         """
-        trial = ufl.TrialFunction(self._rod.function_space)
-        a = ufl.as_vector([trial[i] for i in range(3)])
-        beta = ufl.as_vector([trial[i] for i in range(3, 6)])
         frame, inertia, w = self.inertia_rotation, self.inertia, self.angular_velocity
-        mass = (
-            self.line_density * ufl.dot(a, self.du) * self.dx_mass
-            + ufl.dot(frame * inertia * frame.T * beta, self.dpsi) * self.dx_inertia
-        )
+        mass = self.mass_form()
         gyroscopic = ufl.dot(frame * ufl.cross(w, inertia * w), self.dpsi) * self.dx_inertia
         forces = -gyroscopic - self._internal_work()
         external = self._external_virtual_work()

@@ -17,7 +17,7 @@ then the rods' own commit with the Cayley map). The schemes are
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import basix
 import basix.ufl
@@ -32,11 +32,18 @@ from fe_rodcontact.contact.model import (
     StepContext,
     StepKinematics,
 )
+from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.kinematics import cayley, cayley_jacobian
 from fe_rodcontact.rods.loads import EndForce, EndMoment, Load, PointForce, PointMoment, Support
 from fe_rodcontact.rods.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
 from fe_rodcontact.rods.supports import SupportConditions
+from fe_rodcontact.stepping.consistent_start import (
+    StartProjection,
+    StartRows,
+    StartSystem,
+    project_velocities,
+)
 from fe_rodcontact.stepping.scheme import Scheme
 from fe_rodcontact.stepping.tolerances import (
     RoundOffFloor,
@@ -92,6 +99,8 @@ class Integrator(Scheme):
     end_velocity_rows: EndVelocityRows | None = None
     """How the end velocities follow from the step's unknowns, for point rows written on
     them (generalized-α); ``None``: the rows are on the step's increment (energy–momentum)."""
+    starts_from_accelerations = False
+    """Whether the scheme's start solves for accelerations (:meth:`_start_accelerations`)."""
 
     def __init__(
         self,
@@ -110,6 +119,8 @@ class Integrator(Scheme):
         self._floor = RoundOffFloor(rod)
         self.external_work = 0.0
         """The work of the loads and the supports so far."""
+        self.start_projection: StartProjection | None = None
+        """What the consistent start did to the initial velocities (after the first step)."""
         mesh = rod.mesh
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
@@ -282,6 +293,81 @@ class Integrator(Scheme):
             end_velocity=self.end_velocity_rows,
         )
 
+    def start(self, context: StepContext, contact: ContactScene | None, prefix: str) -> None:
+        """A consistent start, before an attempt at the first step.
+
+        Once per run, the initial velocities are projected onto the contact models' rows
+        (:mod:`~fe_rodcontact.stepping.consistent_start`: a perfectly inelastic impulse at the
+        contacts, whose loss the models record; :attr:`start_projection` reports it). Then the
+        scheme's own start (:meth:`_start_accelerations`), with the same mass matrix.
+        """
+        self.prepare(context.t, 0.0)  # the state at t₀ (Δu = 0, τ = 0), load factors at t₀
+        rows = None
+        if contact is not None and contact.point_models:
+            rows = StartRows.build(
+                contact, replace(context, end_velocity=None), self._rod, self.bcs
+            )
+        project = rows is not None and rows.size > 0 and self.start_projection is None
+        if not (project or self.starts_from_accelerations):
+            return
+        held = self._supports.hold()
+        system = StartSystem(self.mass_form(), self.bcs, self._rod, f"{prefix}start_")
+        try:
+            if project:
+                assert rows is not None and contact is not None
+                self.start_projection = project_velocities(
+                    system,
+                    rows,
+                    contact.point_models,
+                    self._owned_velocities(),
+                    self._add_velocities,
+                    self.kinetic_energy,
+                )
+            self._start_accelerations(system, rows)
+        finally:
+            system.destroy()
+            self._supports.release(held)
+
+    def _start_accelerations(self, system: StartSystem, rows: StartRows | None) -> None:
+        """The scheme's start after the velocities' (generalized-α: a₀). Default: none."""
+
+    def mass_form(self) -> ufl.Form:
+        """∫ ρA a·δu + (Λ J Λᵀ β)·δψ: the mass of nodal (a, β), β a spatial rotation rate."""
+        trial = ufl.TrialFunction(self._rod.function_space)
+        a = ufl.as_vector([trial[i] for i in range(3)])
+        beta = ufl.as_vector([trial[i] for i in range(3, 6)])
+        frame, inertia = self.inertia_rotation, self.inertia
+        return (
+            self.line_density * ufl.dot(a, self.du) * self.dx_mass
+            + ufl.dot(frame * inertia * frame.T * beta, self.dpsi) * self.dx_inertia
+        )
+
+    def _owned_velocities(self) -> Array:
+        """Nodal v and spatial ω on this rank's nodes, six per node (the rods' dof layout)."""
+        n = self._rod.function_space.dofmap.index_map.size_local
+        out = np.empty((n, 6))
+        out[:, :3] = self.velocity.x.array.reshape(-1, 3)[:n]
+        out[:, 3:] = self.nodal_angular_velocity.x.array.reshape(-1, 3)[:n]
+        return out.ravel()
+
+    def _add_velocities(self, change: Array) -> None:
+        """Add Δ(v, ω) on this rank's nodes to the nodal v and ω, and ΛᵀΔω to the body W."""
+        n = self._rod.function_space.dofmap.index_map.size_local
+        values = change.reshape(n, 6)
+        self.velocity.x.array.reshape(-1, 3)[:n] += values[:, :3]
+        self.nodal_angular_velocity.x.array.reshape(-1, 3)[:n] += values[:, 3:]
+        spin = dolfinx.fem.Function(self.nodal_angular_velocity.function_space)
+        spin.x.array.reshape(-1, 3)[:n] = values[:, 3:]
+        for function in (self.velocity, self.nodal_angular_velocity, spin):
+            function.x.scatter_forward()
+        mesh = self._rod.mesh
+        cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
+        body = dolfinx.fem.Expression(
+            self.angular_velocity + self.inertia_rotation.T * spin, self._inertia_points
+        )
+        values = body.eval(mesh, np.arange(cells, dtype=np.int32))
+        scatter_to_quadrature(self.angular_velocity, values)
+
     def commit(self, residual: dolfinx.fem.Form) -> None:
         """The work of the loads and the supports over the step, then :meth:`update`."""
         self.external_work += self.external_power()
@@ -422,6 +508,11 @@ class Integrator(Scheme):
             forms[f"linear_momentum_{i}"] = translational[i] * self.dx_mass
             forms[f"angular_momentum_{i}"] = moment[i] * self.dx_mass + spin[i] * self.dx_inertia
         self._diagnostic_forms = {name: dolfinx.fem.form(f) for name, f in forms.items()}
+
+    def kinetic_energy(self) -> float:
+        """The kinetic energy at tₙ."""
+        local = dolfinx.fem.assemble_scalar(self._diagnostic_forms["kinetic_energy"])
+        return float(self._rod.mesh.comm.allreduce(local))
 
     def diagnostics(self) -> dict[str, object]:
         """Kinetic and elastic energy, linear and angular momentum (about the origin) at tₙ."""

@@ -169,17 +169,18 @@ class Stepper:
         """
         scheme, contact = self._scheme, self._contact
         context = scheme.context(t, dt, end, self.steps)
-        if self.steps == 0 and not self._started and contact is not None:
-            contact.check_start()  # (a restart continues from a configuration checked before)
-        self._started = True
-        saved = self._save()
         self._iterations = 0
+        saved = None
         try:
+            if self.steps == 0:
+                self.start(context)  # before the save: a cut first step keeps the start
+            saved = self._save()
             result = self._attempt(context)
         except ContactError as error:
             result = StepResult(False, self._iterations, str(error), rejected=True)
         if not result.converged:
-            self._restore(saved)
+            if saved is not None:
+                self._restore(saved)
             return result
         if contact is not None:
             contact.commit(end)
@@ -192,8 +193,6 @@ class Stepper:
     def _attempt(self, context: StepContext) -> StepResult:
         """Set the step up and solve it (raises ContactError)."""
         scheme, contact = self._scheme, self._contact
-        if self.steps == 0:
-            scheme.start(context, contact, self._prefix)
         scheme.begin(context.t, context.dt)
         self._newton.stall_floor = scheme.residual_floor()
         if contact is not None:
@@ -204,6 +203,20 @@ class Stepper:
         if result.converged and contact is not None:
             contact.check_end()
         return result
+
+    def start(self, context: StepContext) -> None:
+        """Before an attempt at the first step: check the contacts, then the scheme's start.
+
+        The scheme's start makes the initial state consistent with the contact models' rows
+        (:meth:`Scheme.start`).
+
+        Args:
+            context: The first step.
+        """
+        if not self._started and self._contact is not None:
+            self._contact.check_start()  # (a restart continues from a configuration checked)
+        self._started = True
+        self._scheme.start(context, self._contact, self._prefix)
 
     def _solve(self) -> StepResult:
         """Solve; move the contact points; solve again until they settle."""

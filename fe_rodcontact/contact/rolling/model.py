@@ -34,6 +34,10 @@ docs/rolling.md derives the discrete rows and shows what they conserve; in short
   ``impact_energy_loss``). One that closes from farther than the search margin within a step,
   or any impact with ``impacts="error"``, raises
   :class:`~fe_rodcontact.contact.geometry.tracking.ContactError`.
+- **The start.** Before the first step the initial velocities are projected onto the rows by
+  a perfectly inelastic impulse (:mod:`fe_rodcontact.stepping.consistent_start`); the model
+  leaves out unilateral contacts that the impulse would pull (:meth:`start_release`) and
+  counts the energy it takes as an impact loss (:meth:`start_impulse`).
 
 **Where the pieces are.** :class:`RollingContact` holds the contact state and takes part in the
 step (:meth:`~RollingContact.begin_step`, :meth:`~RollingContact.linearise`,
@@ -384,6 +388,21 @@ class RollingContact(ContactModel):
         assert self._now.points is not None
         message = rod_end_problem(self._now.points, self._names, t=self._now.t, step=self._run.step)
         raise_collectively(self._comm, message, ContactError)
+
+    def start_release(self, impulse: FloatArray) -> BoolArray:
+        """With ``unilateral``: the rows of contacts whose start impulse pulls.
+
+        Such rods move apart at t₀; held, they would be pulled together. Round-off (a pull
+        below 1e-10 of the impulse) does not count.
+        """
+        if not self.unilateral or not len(impulse):
+            return np.zeros(len(impulse), dtype=bool)
+        size = np.linalg.norm(impulse.reshape(-1, 3), axis=1)
+        return np.repeat(self._normal_forces(impulse) < -1e-10 * size, 3)
+
+    def start_impulse(self, impulse: FloatArray, energy: float) -> None:
+        """The start's perfectly inelastic impulse: its loss is counted as an impact's."""
+        self._run.impact_energy_loss += energy
 
     def initial_multipliers(self) -> FloatArray:
         """The previous step's multipliers of persisting contacts (0 for the others)."""
