@@ -846,6 +846,40 @@ def test_a_rod_pinned_on_a_floor_lies_still_on_its_node_contacts(comm):
     assert np.max(np.abs(problem.rod.displacement.x.array)) <= 1e-12
 
 
+def test_a_rod_spinning_on_a_plane_starts_rolling_at_a_third_of_its_surface_speed(comm):
+    """A rod lying on a plane spins at ω = 1000 rad/s about its own axis (its surface slips at
+    ωR = 20 m/s). The consistent start's perfectly inelastic impulse at the contacts makes it
+    roll: about the contact line, angular momentum J ω = (J + m R²) ω' is kept, so for a
+    solid section (J = m R²/2) it rolls at v = ω' R = ωR/3 and keeps a third of its kinetic
+    energy; the impulse takes two thirds (impact losses). It then rolls at that speed, 0.067 m
+    (3.3 radii) per 10 ms step, with the energy constant. Measured to round-off (1e-15);
+    tolerance 1e-12."""
+    radius, omega = 0.02, 1000.0
+    rods = create_rod_mesh(comm, [straight((-0.2, 0, radius), (0.2, 0, radius))], elements=4)
+    section = Section.circular(radius=radius, E=1e7, nu=0.3, density=1000.0)
+    rod = CosseratRod(rods, section)
+    rolling = RollingContact()
+    table = Plane(point=(0, 0, 0), normal=(0, 0, 1), name="table")
+    problem = DynamicProblem(
+        rod,
+        [],
+        [Gravity((0, 0, -9.81))],
+        petsc_options_prefix="spin_plane_",
+        contact=contact_scene(rod, table, rolling, margin=0.005),
+    )
+    problem.set_initial_velocity(None, lambda x: np.vstack([omega + 0 * x[0], 0 * x[0], 0 * x[0]]))
+    problem.solve(0.05, TimeStepping(dt=0.01))
+    series = problem.series.arrays()
+    mass = 1000.0 * np.pi * radius**2 * 0.4
+    start = series["kinetic_energy"][0]
+    assert start == pytest.approx(0.5 * (0.5 * mass * radius**2) * omega**2, rel=1e-12)
+    assert np.allclose(series["kinetic_energy"][1:], start / 3, rtol=1e-12, atol=0)
+    assert series["impact_energy_loss"][-1] == pytest.approx(2 * start / 3, rel=1e-12)
+    momentum = np.array(series["linear_momentum"])[1:]
+    assert np.allclose(momentum, [0, -mass * omega * radius / 3, 0], rtol=0, atol=1e-12 * mass)
+    assert problem.steps == 5 and set(series["rolling_contacts"][1:]) == {5}
+
+
 def test_parallel_rods_roll_on_a_line_contact(comm):
     """Two parallel rods lying on each other (det 𝔸 = 0: no unique closest points): a line
     contact, one material point per node, and they roll on each other without NaN (pushed
