@@ -9,13 +9,15 @@ and the contact force would carry an impulse that alternates at the step frequen
 like 1/Δt. So before the first step, q̇ is projected onto the velocities the rows allow, by the
 perfectly inelastic impulse −Bᵀμ at the contacts (μ in the contact models' sign):
 
-    M Δq̇ = −Bᵀμ,   B (q̇ + Δq̇) = V,
+    M Δq̇ = −Bᵀμ,   B (q̇ + Δq̇) = 0,
 
-with M the mass matrix of the rods (supports held: no impulse on prescribed dofs). Δq̇ is the
-least change in the kinetic-energy metric (Gauss's principle); it removes the energy
-½ Δq̇ᵀ M Δq̇ = ½ μ·(B q̇ − V) ≥ 0, and, as an impact's impulse, conserves linear and angular
-momentum (the rows' forces are equal and opposite, with lever arms that meet). The energy goes
-to the models' impact losses (:meth:`ContactModel.start_impulse
+with M the mass matrix of the rods (supports held: no impulse on prescribed dofs). The rows of
+an obstacle that moves (V ≠ 0) are left out: a contact that closes on it at the start is the
+first step's perfectly inelastic impact. Δq̇ is the least change in the kinetic-energy metric
+(Gauss's principle); it removes the energy ½ Δq̇ᵀ M Δq̇ = ½ μ·B q̇ ≥ 0, and, as an impact's
+impulse, conserves linear and angular momentum (the rows' forces are equal and opposite, with
+lever arms that meet). The energy goes to the models' impact losses
+(:meth:`ContactModel.start_impulse
 <fe_rodcontact.contact.model.ContactModel.start_impulse>`), so that kinetic + elastic − work +
 losses stays what it was; :class:`StartProjection` reports it. A contact of a unilateral model
 whose impulse would pull (rods that move apart at t₀) is left out of the projection
