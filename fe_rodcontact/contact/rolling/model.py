@@ -68,6 +68,7 @@ from fe_rodcontact.contact.rolling.changes import (
     follow_contacts,
     impact_problem,
     penetrating,
+    points_settled,
     reach,
     rod_end_problem,
     sliding_switches,
@@ -109,8 +110,9 @@ class RollingContact(ContactModel):
             such a contact rolls at its starting gap (the constraint holds it), e.g. rods bent
             against each other, whose smooth (B-spline) centrelines pass O(h²κ) inside the
             nodes and may overlap by that much.
-        settle_tolerance: Largest change of the contact points (relative to the element) at
-            which :meth:`move_points` counts them as settled.
+        settle_tolerance: Largest change of a rolling contact's gap over a step (relative to
+            R_a + R_b) that :meth:`move_points` leaves; below about 1e-13 (the round-off of a
+            step's solve), the points settle where moving them stops reducing it.
         impacts: ``"inelastic"``: a contact that closes during the run takes a perfectly
             inelastic impulse and rolls from then on (the energy it removes is recorded);
             ``"error"``: raise ContactError.
@@ -128,7 +130,7 @@ class RollingContact(ContactModel):
         unilateral: bool = False,
         friction_coefficient: float | None = None,
         touch_tolerance: float = 1e-6,
-        settle_tolerance: float = 1e-10,
+        settle_tolerance: float = 1e-13,
         impacts: str = "inelastic",
         slide_outside_cone: bool = False,
         slip_regularization: float = 1e-6,
@@ -303,6 +305,7 @@ class RollingContact(ContactModel):
         self._velocities = context.velocities
         self._end_rows = context.end_velocity
         self._now.switched = set()
+        self._now.gap_change = np.inf
         ids = np.asarray(contacts.ids)
         if self._run.previous_set is not None and self._run.step > 0:
             self._adopt(self._run.previous_set, contacts.contacts, ids)
@@ -391,6 +394,7 @@ class RollingContact(ContactModel):
             Whether the active contacts or their points changed (solve the step again).
         """
         assert self._now.points is not None
+        previous, self._now.gap_change = self._now.gap_change, np.inf  # kept for a point move
         leaving = self._separating_impacts(multipliers)
         if self.unilateral and len(self._now.points.ids):
             leaving |= self._normal_forces(multipliers) < 0
@@ -427,7 +431,16 @@ class RollingContact(ContactModel):
             )
         else:  # rows at tₙ₊₁: the end configuration's closest points
             sigma_a, sigma_b = self._placement.end_points(self._now.start, end_a, end_b, fixed)
-        if self._placement.largest_shift(current, sigma_a, sigma_b) <= self._settle:
+        impacting = np.isin(self._now.points.ids, np.fromiter(self._now.impacting, np.int64))
+        gap_change = np.abs(end.gap - self._now.start.gap) / reach(self._radii, self._now.start)
+        settled, self._now.gap_change = points_settled(
+            gap_change,
+            self._placement.shifts(current, sigma_a, sigma_b),
+            ~(fixed | impacting),
+            tolerance=self._settle,
+            previous=previous,
+        )
+        if settled:
             return False
         moved = self._placement.moved(current, sigma_a, sigma_b)
         self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)
