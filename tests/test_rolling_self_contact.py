@@ -20,10 +20,9 @@ Sources and tolerances:
 """
 
 import numpy as np
-from test_contact_search import figure_eight, plectoneme
 
 from fe_rodcontact.contact import MODE_LINE, ContactScene, Plane, RollingContact
-from fe_rodcontact.rods.curves import polyline, ring
+from fe_rodcontact.rods.curves import figure_eight_vertices, plectoneme_vertices, polyline, ring
 from fe_rodcontact.rods.loads import Gravity
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
@@ -42,7 +41,7 @@ def _figure_eight(comm, first: int, t_end: float = 0.1, closed: bool = True):
     """
     n, lobe, r, speed = 48, 0.5, 0.02, 0.2
     half = 6 * r / (4 + 2 * np.cos(2 * np.pi / n))  # smooth centrelines 2r apart at the crossing
-    vertices = np.roll(figure_eight(n, lobe, 2 * half), -first, axis=0)
+    vertices = np.roll(figure_eight_vertices(n, lobe, 2 * half), -first, axis=0)
     if not closed:
         vertices = vertices[:-1]
     rods = create_rod_mesh(comm, [polyline(vertices, closed=closed, name="eight")])
@@ -151,7 +150,7 @@ def test_a_ring_rolls_over_its_join(comm):
 def test_a_twisted_loop_rolls_on_itself_along_a_line(comm):
     radius, speed = 0.1, 0.03
     # Strands 2ρ apart; the smooth centreline of 24 vertices per turn lies 0.00114 inside them.
-    vertices, height = plectoneme(rho=0.101137)
+    vertices, height = plectoneme_vertices(rho=0.101137)
     rods = create_rod_mesh(comm, [polyline(vertices, closed=True, name="loop")])
     rod = CosseratRod(rods, Section.circular(radius=radius, E=1e6, nu=0.3, density=1000.0))
     rolling = RollingContact(touch_tolerance=1e-3)
