@@ -11,9 +11,9 @@ Sources and tolerances:
   6–7 Newton iterations per step, summed over 3–4 solves.
 - Where a closed rod starts (its join) is a choice of numbering: a ring pressed into a figure
   eight whose crossing is at the join, and the same ring started a quarter turn further, move
-  alike to round-off (measured 1.6e-13 relative; tolerance 1e-10), while the contact crosses
+  alike to round-off (measured 6.5e-14 relative; tolerance 1e-10), while the contact crosses
   the join back and forth; a ring rolling on a plane over its join moves as one whose join is
-  on the far side (measured bit for bit; tolerance 1e-10), with the same Newton iterations.
+  on the far side (measured 1.6e-14 relative; tolerance 1e-10), with the same Newton iterations.
 - A twisted two-strand loop (a plectoneme) touches itself along a line: 67 contact points, one
   on each node of the strands. A standing wave of 0.03 m/s across the strands rolls them on each
   other with every step taken at its first size and two Newton iterations each.

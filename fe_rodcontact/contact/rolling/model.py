@@ -17,14 +17,16 @@ discrete rows and shows what they conserve; in short:
   Lagrange–d'Alembert force, not the vakonomic one): ideal rolling does no work, momenta are
   conserved exactly, |Dₙ₊₁| = |Dₙ| at the step's contact points, which are placed where the
   distance exceeds its least value equally at tₙ and tₙ₊₁ (:meth:`move_points`), so the true gap
-  is held.
+  is held; the step is solved again until the gap its points leave is within
+  ``settle_tolerance``.
 - **Generalized-α** (schemes whose equations hold at tₙ₊₁,
   :class:`~fe_rodcontact.contact.model.EndVelocityRows`). The no-slip rows are on the end
   velocity, the normal row holds the gap at position level, the points are the end
   configuration's closest points. Sliding (``slide_outside_cone``) is energy–momentum only.
 - **Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
-  roll; a line contact gets one contact point per element. With ``unilateral=True`` a contact
-  whose normal force comes out tensile is released and the step solved again.
+  roll; a line contact gets one contact point on each node of the line. With
+  ``unilateral=True`` a contact whose normal force comes out tensile is released and the step
+  solved again.
 - **Impacts.** A contact that closes during the run takes a perfectly inelastic impulse
   (``impacts="inelastic"``): its rows ask the material points to end the step together,
   c = B(x̄)(Δq − ½Δt q̇ₙ); the energy it removes, μ·BΔq, is recorded (``impact_loss``,
@@ -383,8 +385,10 @@ class RollingContact(ContactModel):
         After a solve, a search of the end configuration gives the closest points σₙ₊₁ and the
         least distance there. The step's points σ are then put on the segment between σₙ and
         σₙ₊₁ where the distance exceeds its least value by as much at tₙ as at tₙ₊₁, so that the
-        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ (to the
-        root tolerance). Line-contact points are material points and stay.
+        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ. The points
+        the solve used have settled when the gaps they left are within ``settle_tolerance``
+        (:func:`~fe_rodcontact.contact.rolling.changes.points_settled`); otherwise the step is
+        solved again with the new ones. Line-contact points are material points and stay.
 
         A contact whose impact would add energy (it was separating, μ·BΔq < 0) is no impact: it
         leaves the active contacts, and so does a tensile one with ``unilateral``; the step is
