@@ -1,8 +1,9 @@
 """Conservation of free rolling over thousands of steps: the rolling tests' check, run long.
 
 Two free crossing rods (the scene of ``tests/test_rolling.py``: rod a along x, rod b along y
-on top of it, both P1 with the smooth kernel) roll on each other with initial velocities and
-spins, no loads, for ``--steps`` steps of ``--dt``. Printed: the largest relative change of
+on top of it, P1 with the smooth kernel or, with ``--degree 2``, P2 with the FE centreline)
+roll on each other with initial velocities and spins, no loads, for ``--steps`` steps of
+``--dt``. Printed: the largest relative change of
 the energy and of the linear and angular momentum, the largest discrete slip speed (relative
 to the initial speed), the largest change of the gap at the true closest points (relative to
 the radius), and the contact point's travel along each rod. Asserts nothing. The test suite
@@ -39,6 +40,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2500)
     parser.add_argument("--dt", type=float, default=0.002)
     parser.add_argument("--elements", type=int, default=8)
+    parser.add_argument("--degree", type=int, default=1, choices=(1, 2))
     parser.add_argument("--speed", type=float, default=0.12, help="speed of the upper rod")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
@@ -46,6 +48,7 @@ def main() -> None:
         comm,
         [straight((-1, 0, 0), (1, 0, 0)), straight((0.1, -1, 2 * R), (0.1, 1, 2 * R))],
         elements=args.elements,
+        degree=args.degree,
     )
     rod = CosseratRod(rods, SECTION)
     rolling = RollingContact()

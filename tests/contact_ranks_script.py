@@ -9,16 +9,17 @@ from mpi4py import MPI
 
 import numpy as np
 from test_contact_geometry import vector_function
-from test_contact_search import contact_key, figure_eight, gathered
+from test_contact_search import contact_key, gathered
 
 import fe_rodcontact as fr
 from fe_rodcontact.contact import ContactSearch
+from fe_rodcontact.rods.curves import figure_eight_vertices
 
 comm = MPI.COMM_WORLD
 curves = [
     fr.straight((-1, 0.1, 0), (1, 0.1, 0), name="a"),
     fr.straight((0.3 - 0.77, -0.64, 0.25), (0.3 + 0.77, 0.64, 0.25), name="b"),
-    fr.polyline(figure_eight(48), closed=True, name="eight"),
+    fr.polyline(figure_eight_vertices(48), closed=True, name="eight"),
     fr.straight((-1, 0.31, 0), (1, 0.31, 0), name="parallel"),
 ]
 elements = [13, 17, None, 11]

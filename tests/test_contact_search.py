@@ -26,23 +26,16 @@ from fe_rodcontact.contact import (
     RawContacts,
 )
 from fe_rodcontact.io.contact_points import ContactPointWriter
+from fe_rodcontact.rods.curves import figure_eight_vertices, plectoneme_vertices
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def figure_eight(n, lobe=1.0, separation=0.21):
-    """A ring pressed into a figure eight; the crossing's two branches are ``separation`` apart."""
-    phi = 2 * np.pi * np.arange(n) / n
-    return np.column_stack(
-        [lobe * np.sin(phi), lobe * np.sin(phi) * np.cos(phi), 0.5 * separation * np.cos(phi)]
-    )
 
 
 @pytest.mark.parametrize("representation", ["polyline", "smooth"])
 def test_figure_eight_self_contact(comm, representation):
     """One self-contact at the crossing; no neighbour along the rod is reported."""
     radius, separation, n = 0.1, 0.21, 64
-    rods = fr.create_rod_mesh(comm, [fr.polyline(figure_eight(n), closed=True)], degree=1)
+    rods = fr.create_rod_mesh(comm, [fr.polyline(figure_eight_vertices(n), closed=True)], degree=1)
     u = vector_function(rods)
     search = ContactSearch(rods, u, [radius], margin=0.05, representation=representation)
     found = search.find()
@@ -62,38 +55,10 @@ def test_figure_eight_self_contact(comm, representation):
     assert search.exclusion[0] >= 6 * radius
 
 
-def plectoneme(n_per_turn=24, turns=3, rho=0.105, pitch=1.0, loop_points=12):
-    """A closed two-strand twisted loop: up one helix, a half-ring, down the other helix."""
-    n = n_per_turn * turns
-    z = pitch * turns * np.arange(n + 1) / n
-    theta = 2 * np.pi * z / pitch
-    up = np.column_stack([rho * np.cos(theta), rho * np.sin(theta), z])
-    down = np.column_stack([-rho * np.cos(theta), -rho * np.sin(theta), z])[::-1]
-    top_angle = np.linspace(0, np.pi, loop_points + 2)[1:-1]
-    axis_top = up[-1, :2] / rho
-    side_top = np.array([-axis_top[1], axis_top[0]])
-    top = np.column_stack(
-        [
-            rho * (np.cos(top_angle)[:, None] * axis_top + np.sin(top_angle)[:, None] * side_top),
-            np.full(loop_points, z[-1]) + rho * np.sin(top_angle),
-        ]
-    )
-    axis_bottom = down[-1, :2] / rho
-    side_bottom = np.array([-axis_bottom[1], axis_bottom[0]])
-    bottom = np.column_stack(
-        [
-            rho
-            * (np.cos(top_angle)[:, None] * axis_bottom + np.sin(top_angle)[:, None] * side_bottom),
-            -rho * np.sin(top_angle),
-        ]
-    )
-    return np.vstack([up, top, down, bottom]), z[-1]
-
-
 def test_plectoneme_self_contact(comm):
     """The two strands of a twisted loop touch all along it; neighbours along the rod do not."""
     radius = 0.1
-    vertices, height = plectoneme()
+    vertices, height = plectoneme_vertices()
     rods = fr.create_rod_mesh(comm, [fr.polyline(vertices, closed=True)], degree=1)
     u = vector_function(rods)
     search = ContactSearch(rods, u, [radius], margin=0.03)
@@ -310,7 +275,7 @@ def test_same_contacts_on_every_rank_count(comm, degree):
     curves = [
         fr.straight((-1, 0.1, 0), (1, 0.1, 0), name="a"),
         fr.straight((0.3 - 0.77, -0.64, 0.25), (0.3 + 0.77, 0.64, 0.25), name="b"),
-        fr.polyline(figure_eight(48), closed=True, name="eight"),
+        fr.polyline(figure_eight_vertices(48), closed=True, name="eight"),
     ]
     n_cells = [13, 17, 48]
     total = sum(n_cells)

@@ -3,7 +3,9 @@
 A :class:`Curve` knows its points, unit tangents, length and whether it closes on itself;
 :func:`fe_rodcontact.rods.mesh.create_rod_mesh` samples it at the nodes of P1 or P2 elements.
 Generators sample the exact curve (P2 midpoints lie on it); a plain polyline gives
-straight-sided elements.
+straight-sided elements. Two vertex generators give closed rods that touch themselves, for
+:func:`polyline`: a ring pressed into a figure eight (:func:`figure_eight_vertices`) and a
+twisted two-strand loop (:func:`plectoneme_vertices`).
 """
 
 from collections.abc import Callable
@@ -14,7 +16,16 @@ import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError
 
-__all__ = ["Curve", "arc", "helix", "polyline", "ring", "straight"]
+__all__ = [
+    "Curve",
+    "arc",
+    "figure_eight_vertices",
+    "helix",
+    "plectoneme_vertices",
+    "polyline",
+    "ring",
+    "straight",
+]
 
 Array = npt.NDArray[np.float64]
 
@@ -197,3 +208,50 @@ def polyline(
         name=name,
         vertices=v,
     )
+
+
+def figure_eight_vertices(n: int, lobe: float = 1.0, separation: float = 0.21) -> Array:
+    """A ring pressed into a figure eight: n vertices of a closed polyline.
+
+    Vertex k is (lobe sin φ, lobe sin φ cos φ, ½ separation cos φ) with φ = 2πk/n: two lobes in
+    the plane z = 0 seen from above, whose branches cross at the origin, vertex 0 ``separation``
+    above vertex n/2 there.
+    """
+    phi = 2 * np.pi * np.arange(n) / n
+    return np.column_stack(
+        [lobe * np.sin(phi), lobe * np.sin(phi) * np.cos(phi), 0.5 * separation * np.cos(phi)]
+    )
+
+
+def plectoneme_vertices(
+    n_per_turn: int = 24,
+    turns: int = 3,
+    rho: float = 0.105,
+    pitch: float = 1.0,
+    loop_points: int = 12,
+) -> tuple[Array, float]:
+    """A closed twisted two-strand loop: up one helix, a half ring, down the other, a half ring.
+
+    The strands are helices of radius ``rho`` about the z axis, half a turn apart (2ρ between
+    their axes' points), ``turns`` turns of ``pitch``, ``n_per_turn`` vertices per turn each;
+    half rings of ``loop_points`` vertices join them at the top and bottom.
+
+    Returns:
+        The vertices (n, 3) of a closed polyline, and the height of the twisted part.
+    """
+    n = n_per_turn * turns
+    z = pitch * turns * np.arange(n + 1) / n
+    theta = 2 * np.pi * z / pitch
+    up = np.column_stack([rho * np.cos(theta), rho * np.sin(theta), z])
+    down = np.column_stack([-rho * np.cos(theta), -rho * np.sin(theta), z])[::-1]
+    angle = np.linspace(0, np.pi, loop_points + 2)[1:-1]
+
+    def half_ring(axis_point: Array, height: float, sign: float) -> Array:
+        across = axis_point / rho
+        side = np.array([-across[1], across[0]])
+        flat = rho * (np.cos(angle)[:, None] * across + np.sin(angle)[:, None] * side)
+        return np.column_stack([flat, height + sign * rho * np.sin(angle)])
+
+    top = half_ring(up[-1, :2], z[-1], 1.0)
+    bottom = half_ring(down[-1, :2], 0.0, -1.0)
+    return np.vstack([up, top, down, bottom]), float(z[-1])

@@ -5,8 +5,9 @@ functions decide, from the contacts found by the search, which contacts the step
 became (:func:`follow_contacts`), which lost identities continue under a new one
 (:func:`adopted_identities`), which contacts closed during the step and where they were at tₙ
 (:func:`penetrating`, :func:`tracked_origins`; :func:`impact_problem` says why one cannot be an
-impact), which contacts switch between rolling and sliding (:func:`sliding_switches`), and
-whether a contact reached the free end of a rod (:func:`rod_end_problem`).
+impact), which contacts switch between rolling and sliding (:func:`sliding_switches`),
+whether a contact reached the free end of a rod (:func:`rod_end_problem`), and when a step's
+contact points have settled (:func:`points_settled`).
 Every input is the same on every rank, and so is every answer.
 """
 
@@ -29,10 +30,13 @@ from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [
+    "NO_PROGRESS",
+    "SETTLED_SHIFT",
     "adopted_identities",
     "follow_contacts",
     "impact_problem",
     "penetrating",
+    "points_settled",
     "reach",
     "rod_end_problem",
     "sliding_switches",
@@ -42,6 +46,14 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+SETTLED_SHIFT = 1e-10
+"""Move (relative to the element) below which the points of contacts whose rows do not hold the
+gap (impacts, and fixed points) have settled."""
+
+NO_PROGRESS = 0.5
+"""A solve that leaves the largest gap change above this fraction of the last solve's has
+reached the solve's own accuracy: moving the points no longer improves the gap."""
 
 
 def reach(radii: FloatArray, found: RawContacts) -> FloatArray:
@@ -326,3 +338,41 @@ def rod_end_problem(
         f"rod at t = {t:.6g} (step {step}); the contact point would leave the rod. Lengthen "
         "the rod."
     )
+
+
+def points_settled(
+    gap_change: FloatArray,
+    shift: FloatArray,
+    holds_gap: BoolArray,
+    *,
+    tolerance: float,
+    previous: float,
+) -> tuple[bool, float]:
+    """Whether a step's contact points have settled after a solve.
+
+    The points are placed for the gap alone: the rows hold |Dₙ₊₁| = |Dₙ| at the step's points,
+    so points δσ away from their place change the true gap over the step by about
+    (σₙ₊₁ − σₙ)ᵀH δσ with the energy–momentum rows (H the Hessian of the distance in the material
+    coordinates, 1/|D| for rods crossing at a right angle), and by ½ δσᵀH δσ with the rows at
+    tₙ₊₁ (whose points are the end's closest points). The search of the solve's end
+    configuration measures that change directly, so the contacts whose rows hold the gap have
+    settled when none of their gaps changed by more than ``tolerance``, or when the largest change
+    is above :data:`NO_PROGRESS` times the last solve's (the points no longer improve it: the
+    solve's round-off, about 1e-13 (R_a+R_b) per step). The other contacts (impacts, fixed
+    points) have settled when their points move by at most :data:`SETTLED_SHIFT` of an element.
+
+    Args:
+        gap_change: |gₙ₊₁ − gₙ| / (R_a+R_b) of each active contact after the solve.
+        shift: How far each contact's points move (relative to the element) to their new place.
+        holds_gap: The contacts whose rows hold the gap and whose points move.
+        tolerance: The largest gap change (relative to R_a+R_b) the settled points may leave.
+        previous: The largest gap change of the step's last solve (``inf`` on its first, or
+            after the contact set changed).
+
+    Returns:
+        Whether the points have settled, and the largest gap change (the next solve's
+        ``previous``).
+    """
+    change = float(np.max(gap_change[holds_gap], initial=0.0))
+    others = bool(np.all(shift[~holds_gap] <= SETTLED_SHIFT))
+    return others and (change <= tolerance or change > NO_PROGRESS * previous), change

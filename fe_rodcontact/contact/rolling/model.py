@@ -18,7 +18,8 @@ docs/rolling.md derives the discrete rows and shows what they conserve; in short
   Lagrange–d'Alembert force, not the vakonomic one): ideal rolling does no work, momenta are
   conserved exactly, |Dₙ₊₁| = |Dₙ| at the step's contact points, which are placed where the
   distance exceeds its least value equally at tₙ and tₙ₊₁ (:meth:`move_points`), so the true gap
-  is held.
+  is held; the step is solved again until the gap its points leave is within
+  ``settle_tolerance``.
 - **Generalized-α** (schemes whose equations hold at tₙ₊₁,
   :class:`~fe_rodcontact.contact.model.EndVelocityRows`). The no-slip rows are on the end
   velocity, the normal row holds the gap at position level, the points are the end
@@ -26,8 +27,8 @@ docs/rolling.md derives the discrete rows and shows what they conserve; in short
 - **Contact set.** Contacts that touch at the start (|gap| ≤ ``touch_tolerance`` × (R_a+R_b))
   roll, except those whose material points approach each other there (a rod at rest on a
   floor that moves up), which have their impact in the first step; a line contact gets one
-  contact point per element. With ``unilateral=True`` a contact
-  whose normal force comes out tensile is released and the step solved again.
+  contact point on each node of the line. With ``unilateral=True`` a contact whose normal
+  force comes out tensile is released and the step solved again.
 - **Impacts.** A contact that closes during the run takes a perfectly inelastic impulse
   (``impacts="inelastic"``): its rows ask the material points to end the step together,
   c = B(x̄)(Δq − ½Δt q̇ₙ); the energy it removes, μ·BΔq, is recorded (``impact_loss``,
@@ -76,6 +77,7 @@ from fe_rodcontact.contact.rolling.changes import (
     follow_contacts,
     impact_problem,
     penetrating,
+    points_settled,
     reach,
     rod_end_problem,
     sliding_switches,
@@ -121,8 +123,9 @@ class RollingContact(ContactModel):
             such a contact rolls at its starting gap (the constraint holds it), e.g. rods bent
             against each other, whose smooth (B-spline) centrelines pass O(h²κ) inside the
             nodes and may overlap by that much.
-        settle_tolerance: Largest change of the contact points (relative to the element) at
-            which :meth:`move_points` counts them as settled.
+        settle_tolerance: Largest change of a rolling contact's gap over a step (relative to
+            R_a + R_b) that :meth:`move_points` leaves; below about 1e-13 (the round-off of a
+            step's solve), the points settle where moving them stops reducing it.
         impacts: ``"inelastic"``: a contact that closes during the run takes a perfectly
             inelastic impulse and rolls from then on (the energy it removes is recorded);
             ``"error"``: raise ContactError.
@@ -140,7 +143,7 @@ class RollingContact(ContactModel):
         unilateral: bool = False,
         friction_coefficient: float | None = None,
         touch_tolerance: float = 1e-6,
-        settle_tolerance: float = 1e-10,
+        settle_tolerance: float = 1e-13,
         impacts: str = "inelastic",
         slide_outside_cone: bool = False,
         slip_regularization: float = 1e-6,
@@ -375,6 +378,7 @@ class RollingContact(ContactModel):
         self._velocities = context.velocities
         self._end_rows = context.end_velocity
         self._now.switched = set()
+        self._now.gap_change = np.inf
         ids = np.asarray(contacts.ids)
         if self._run.previous_set is not None and self._run.step > 0:
             self._adopt(self._run.previous_set, contacts.contacts, ids)
@@ -467,8 +471,10 @@ class RollingContact(ContactModel):
         After a solve, a search of the end configuration gives the closest points σₙ₊₁ and the
         least distance there. The step's points σ are then put on the segment between σₙ and
         σₙ₊₁ where the distance exceeds its least value by as much at tₙ as at tₙ₊₁, so that the
-        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ (to the
-        root tolerance). Line-contact points are material points and stay.
+        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ. The points
+        the solve used have settled when the gaps they left are within ``settle_tolerance``
+        (:func:`~fe_rodcontact.contact.rolling.changes.points_settled`); otherwise the step is
+        solved again with the new ones. Line-contact points are material points and stay.
 
         A contact whose impact would add energy (it was separating, μ·BΔq < 0) is no impact: it
         leaves the active contacts, and so does a tensile one with ``unilateral``; the step is
@@ -478,6 +484,7 @@ class RollingContact(ContactModel):
             Whether the active contacts or their points changed (solve the step again).
         """
         assert self._now.points is not None
+        previous, self._now.gap_change = self._now.gap_change, np.inf  # kept for a point move
         leaving = self._separating_impacts(multipliers)
         if self.unilateral and len(self._now.points.ids):
             leaving |= self._normal_forces(multipliers) < 0
@@ -515,7 +522,16 @@ class RollingContact(ContactModel):
             )
         else:  # rows at tₙ₊₁: the end configuration's closest points
             sigma_a, sigma_b = self._placement.end_points(self._now.start, end_a, end_b, fixed)
-        if self._placement.largest_shift(current, sigma_a, sigma_b) <= self._settle:
+        impacting = np.isin(self._now.points.ids, np.fromiter(self._now.impacting, np.int64))
+        gap_change = np.abs(end.gap - self._now.start.gap) / reach(self._radii, self._now.start)
+        settled, self._now.gap_change = points_settled(
+            gap_change,
+            self._placement.shifts(current, sigma_a, sigma_b),
+            ~(fixed | impacting),
+            tolerance=self._settle,
+            previous=previous,
+        )
+        if settled:
             return False
         moved = self._placement.moved(current, sigma_a, sigma_b)
         self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)

@@ -43,6 +43,8 @@ class StepState:
         impacting: The contacts whose impact is this step.
         sliding: The contacts that slide in this step.
         switched: The contacts that switched between rolling and sliding in this step.
+        gap_change: The largest change of a held gap that the last solve left (relative to
+            R_a + R_b; ``inf`` before the first solve and after the contact set changed).
         tracked: Every contact found at tₙ (candidates for impacts) and their identities.
         tracked_ids: Their identities.
         contacts: The contacts the step began from (all of the model's targets).
@@ -57,6 +59,7 @@ class StepState:
     impacting: set[int] = field(default_factory=set)
     sliding: set[int] = field(default_factory=set)
     switched: set[int] = field(default_factory=set)
+    gap_change: float = np.inf
     tracked: RawContacts = field(default_factory=RawContacts.empty)
     tracked_ids: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
     contacts: ContactSet | None = None
