@@ -16,10 +16,9 @@ of 1 ms without a cut (7.75 Newton iterations a step); with ε_v = 1e-3, 1e-4 an
 """
 
 import numpy as np
-from test_contact_search import plectoneme
 
 from fe_rodcontact.contact import ContactScene, RollingContact
-from fe_rodcontact.rods.curves import polyline
+from fe_rodcontact.rods.curves import plectoneme_vertices, polyline
 from fe_rodcontact.rods.mesh import create_rod_mesh
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.rods.section import Section
@@ -28,7 +27,7 @@ from fe_rodcontact.stepping.dynamics import DynamicProblem, TimeStepping
 
 def test_a_twisted_loop_slides_on_itself_with_friction(comm):
     radius, speed = 0.1, 0.03
-    vertices, height = plectoneme(rho=0.101137)
+    vertices, height = plectoneme_vertices(rho=0.101137)
     rods = create_rod_mesh(comm, [polyline(vertices, closed=True, name="loop")])
     rod = CosseratRod(rods, Section.circular(radius=radius, E=1e6, nu=0.3, density=1000.0))
     rolling = RollingContact(
