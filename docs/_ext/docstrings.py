@@ -20,7 +20,7 @@ Napoleon reads some prose in ``Returns:`` sections as a type (``(u, θ)``); a ta
 not a dotted Python name is such prose and becomes plain text.
 """
 
-import importlib
+import functools
 import re
 import sys
 from typing import Any
@@ -34,13 +34,15 @@ _MISSING = object()
 
 
 def lookup(path: str) -> Any:
-    """The object at dotted ``path`` (a module, then attributes), or ``_MISSING``."""
+    """The object at dotted ``path`` (an imported module, then attributes), or ``_MISSING``.
+
+    Only modules already imported are searched (autodoc has imported the package): trying to
+    import every prefix of every candidate would cost seconds of the build.
+    """
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
-        name = ".".join(parts[:cut])
-        try:
-            obj: Any = sys.modules.get(name) or importlib.import_module(name)
-        except ImportError:
+        obj: Any = sys.modules.get(".".join(parts[:cut]))
+        if obj is None:
             continue
         for attribute in parts[cut:]:
             obj = getattr(obj, attribute, _MISSING)
@@ -74,13 +76,10 @@ def _public_name(obj: Any, name: str) -> str | None:
     return None
 
 
-def missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
-    """Resolve a Python reference that Sphinx did not find (see the module docstring)."""
-    if node.get("refdomain") != "py":
-        return None
-    target = node["reftarget"]
-    if not re.fullmatch(r"[A-Za-z_][\w.]*", target):
-        return contnode  # prose that napoleon took for a type
+@functools.cache
+def _resolve(target: str, module: str | None, cls: str | None) -> tuple[bool, str | None]:
+    """Whether ``target`` names an object, and its public name if it has one."""
+    node = {"py:module": module, "py:class": cls}
     for path in _candidates(target, node):
         obj = lookup(path)
         if obj is _MISSING:
@@ -90,6 +89,19 @@ def missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
         if public is None and len(parts) > 1:  # a method or attribute of a public class
             owner = _public_name(lookup(".".join(parts[:-1])), parts[-2])
             public = f"{owner}.{parts[-1]}" if owner else None
+        return True, public
+    return False, None
+
+
+def missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """Resolve a Python reference that Sphinx did not find (see the module docstring)."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"]
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", target):
+        return contnode  # prose that napoleon took for a type
+    found, public = _resolve(target, node.get("py:module"), node.get("py:class"))
+    if found:
         if public is not None and public != target:
             domain = env.get_domain("py")
             resolved = domain.resolve_xref(
