@@ -52,8 +52,8 @@ def _allowed() -> dict[tuple[str, str], tuple[Any, ...]]:
         (ContactSpec.__name__, "model"): MODELS,
         (ContactSpec.__name__, "centreline"): CENTRELINES,
         (ContactSpec.__name__, "impacts"): ("inelastic", "error"),
-        (ContactSpec.__name__, "law"): tuple(f"name = {n!r}" for n in normal_laws),
-        (ContactSpec.__name__, "rod_law"): tuple(f"name = {n!r}" for n in normal_laws),
+        (ContactSpec.__name__, "law"): tuple(f'name = "{n}"' for n in normal_laws),
+        (ContactSpec.__name__, "rod_law"): tuple(f'name = "{n}"' for n in normal_laws),
         (ObstacleSpec.__name__, "type"): ("plane", "cylinder"),
     }
 
@@ -246,9 +246,12 @@ def _section(table: Table, allowed: dict[tuple[str, str], tuple[Any, ...]]) -> l
             law = LAW_TABLES[field.name]
             text += f" Its keys: those of `{law.name}` in [the contact laws](#case-contact-laws)."
         values = allowed.get((cls.__name__, field.name), ())
+        # constants as a case file writes them; law names are already `name = "..."`
+        shown = [v if str(v).startswith("name = ") else _toml_value(v) for v in values]
+        allowed_values = ", ".join(f"`{v}`" for v in shown)
         lines.append(
             f"| `{field.name}` | {_toml_type(hints[field.name])} | {_cell(unit)} | "
-            f"{_default(field)} | {_cell(', '.join(f'`{v}`' for v in values))} | {_cell(text)} |"
+            f"{_default(field)} | {_cell(allowed_values)} | {_cell(text)} |"
         )
     lines.append("")
     return lines
