@@ -1,11 +1,12 @@
-"""The generated case-file reference (docs/_ext/case_reference.py) lists every case-file key.
+"""The generated references (docs/_ext/case_reference.py) list every case-file key and flag.
 
 Walks the case-file dataclasses independently of the generator (every field of every table
 that ``load_case`` accepts, down to ``[rods.section]`` and ``[[contact.obstacles]]``) and checks
 that each key has a description in its dataclass's docstring and a row in its table's section
 of the generated reference, with its default; likewise every contact law and its parameters.
 A key added to a case file without documentation fails here. The example case files in
-``demos/cases`` use only documented keys.
+``demos/cases`` use only documented keys. The command-line reference lists every argument of
+every subcommand.
 """
 
 import dataclasses
@@ -113,3 +114,13 @@ def test_example_cases_use_documented_keys(case):
     documented = {(p, k) for p, _, k in (key for key, _ in KEYS)}
     for path, key in _toml_keys(tomllib.loads(case.read_text())):
         assert (path, key) in documented, f"{case.name}: [{path}] {key}"
+
+
+@pytest.mark.parametrize("name", sorted(case_reference.subcommands()))
+def test_cli_reference_lists_every_argument(name):
+    text = case_reference.cli_reference()
+    section = text.split(f"## `fe-rodcontact {name}`")[1].split("\n## ")[0]
+    for action in case_reference.subcommands()[name]._actions:
+        for flag in action.option_strings or [action.dest]:
+            if flag not in ("-h", "--help"):
+                assert f"`{flag}`" in section, f"{name} {flag}"
