@@ -54,6 +54,15 @@ def test_readme_command_is_valid(command):
         assert not ((REPO / loaded.output.folder).resolve().is_relative_to(REPO / "demos"))
 
 
+def test_readme_links_exist():
+    """The README's links into the repository (the manual's pages) name existing files."""
+    links = re.findall(r"\]\(([^)#]+)[^)]*\)", (REPO / "README.md").read_text())
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10
+    missing = [link for link in local if not (REPO / link).exists()]
+    assert not missing
+
+
 def test_getting_started_shows_the_readme_examples():
     """The manual's getting-started page shows the same examples, so running these checks it."""
     page = (REPO / "docs" / "getting_started.md").read_text()
