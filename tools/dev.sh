@@ -68,7 +68,7 @@ case "${1:-}" in
         export OMP_NUM_THREADS=1
         # types: disallow_untyped_defs on the package (pyproject.toml [tool.mypy])
         python -m mypy fe_rodcontact
-        # the manual: warnings (a broken link or reference) are errors; about 15 s of CPU
+        # the manual: warnings (a broken link or reference) are errors; about 10 s of CPU
         python -m sphinx -E -a -W --keep-going -n -q -b html docs build/docs/html
         python -m pytest -q "$@"
         # a hang on 2 ranks must fail CI, not block it (the suite takes ~2 minutes there)
