@@ -1,6 +1,7 @@
 """fe_rodcontact: geometrically exact Cosserat rods in rolling and potential contact, in DOLFINx."""
 
 from fe_rodcontact import compat  # noqa: F401  (imports dolfinx_solver first, pins DOLFINx)
+from fe_rodcontact.compat import VERSION as __version__  # noqa: F401  (the version)
 from fe_rodcontact.contact import get_kernel
 from fe_rodcontact.errors import ConvergenceError, InputError
 from fe_rodcontact.expressions import parse_expression

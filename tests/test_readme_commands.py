@@ -7,7 +7,7 @@ Python examples run as they are, and their results are checked: the cantilever r
 by its end moment M = 2·2π EI/L is back at its clamp (the tip displaced by (−L, 0, 0), to the
 Newton tolerance: 1e-6 L), and the rod dropped on the floor touches it, never reaches it (the
 repulsive law is singular there) and conserves energy (total − external work, 1e-8 J of about
-1 J).
+1 J). The manual's getting-started page shows the same two examples.
 """
 
 import re
@@ -52,6 +52,21 @@ def test_readme_command_is_valid(command):
         if getattr(args, "restart", False):
             assert loaded.output.checkpoint_every > 0
         assert not ((REPO / loaded.output.folder).resolve().is_relative_to(REPO / "demos"))
+
+
+def test_readme_links_exist():
+    """The README's links into the repository (the manual's pages) name existing files."""
+    links = re.findall(r"\]\(([^)#]+)[^)]*\)", (REPO / "README.md").read_text())
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10
+    missing = [link for link in local if not (REPO / link).exists()]
+    assert not missing
+
+
+def test_getting_started_shows_the_readme_examples():
+    """The manual's getting-started page shows the same examples, so running these checks it."""
+    page = (REPO / "docs" / "getting_started.md").read_text()
+    assert re.findall(r"```python\n(.*?)```", page, re.S) == EXAMPLES
 
 
 def test_readme_python_examples_run(capsys):

@@ -2,7 +2,8 @@
 # Set up the development environment (idempotent) and run the flagship demo or the tests.
 #
 #   bash tools/dev.sh demo   # create .venv if needed, then run demos/demo_crossed_strings.py on 2 ranks
-#   bash tools/dev.sh test   # create .venv if needed, then mypy, pytest serially and on 2 MPI ranks
+#   bash tools/dev.sh test   # create .venv if needed, then mypy, the manual (docs/, warnings as
+#                            # errors), pytest serially and on 2 MPI ranks
 #
 # The environment is a venv in .venv from a Python >= 3.12 with DOLFINx 0.11 from the PyPI
 # wheel `dolfinx-solver-real` and this package in editable mode with its test extras.
@@ -47,7 +48,7 @@ setup() {
     want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         "$venv/bin/python" -m pip install --quiet --upgrade pip
-        "$venv/bin/python" -m pip install --quiet -e ".[wheel,test]"
+        "$venv/bin/python" -m pip install --quiet -e ".[wheel,test,docs]"
         echo "$want" > "$stamp"
     fi
     export PATH="$venv/bin:$PATH"
@@ -67,6 +68,8 @@ case "${1:-}" in
         export OMP_NUM_THREADS=1
         # types: disallow_untyped_defs on the package (pyproject.toml [tool.mypy])
         python -m mypy fe_rodcontact
+        # the manual: warnings (a broken link or reference) are errors; about 10 s of CPU
+        python -m sphinx -E -a -W --keep-going -n -q -b html docs build/docs/html
         python -m pytest -q "$@"
         # a hang on 2 ranks must fail CI, not block it (the suite takes ~2 minutes there)
         timeout --signal=TERM --kill-after=30 1200 \

@@ -57,7 +57,31 @@ Vector = tuple[float, float, float]
 
 @dataclasses.dataclass(frozen=True)
 class SectionSpec:
-    """A circular section (radius, E, nu or G) or a general one (all six stiffnesses)."""
+    """A circular section (radius, E, nu or G) or a general one (all six stiffnesses).
+
+    Give ``radius``, ``E`` and one of ``nu``, ``G`` (a solid circular section of an isotropic
+    material, :meth:`~fe_rodcontact.rods.section.Section.circular`), or all six stiffnesses
+    ``EA`` ... ``GJ`` (a general section, :class:`~fe_rodcontact.rods.section.Section`), not both.
+
+    Attributes:
+        radius: [m] Section radius; for a general section the contact radius (0: none).
+        E: [Pa] Young's modulus (circular section).
+        G: [Pa] Shear modulus (circular section; give G or nu).
+        nu: [-] Poisson's ratio, in (-1, 0.5) (circular section; then G = E/(2(1 + ν))).
+        density: [kg/m³] Mass density (circular section; 0: massless, statics only).
+        shear_factor: [-] Shear correction factor κ (circular section; default Cowper's
+            6(1 + ν)/(7 + 6ν)).
+        EA: [N] Axial stiffness (general section).
+        GA1: [N] Shear stiffness along the director d1 (general section).
+        GA2: [N] Shear stiffness along d2 (general section).
+        EI1: [N·m²] Bending stiffness about d1 (general section).
+        EI2: [N·m²] Bending stiffness about d2 (general section).
+        GJ: [N·m²] Torsional stiffness about d3, the tangent (general section).
+        rhoA: [kg/m] Mass per unit length (general section).
+        rhoI1: [kg·m] Rotary inertia per unit length about d1 (general section).
+        rhoI2: [kg·m] Rotary inertia per unit length about d2 (general section).
+        rhoJ: [kg·m] Polar rotary inertia per unit length about d3 (general section).
+    """
 
     radius: float | None = None
     E: float | None = None
@@ -118,7 +142,34 @@ def _given(value: float | None) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class RodSpec:
-    """One rod from a generator or a polyline, with its element count and optional section."""
+    """One rod from a generator or a polyline, with its element count and optional section.
+
+    Each curve takes its own keys: ``straight`` (start, end, normal), ``arc`` (radius, angle,
+    centre, axis, start_direction), ``ring`` (radius, centre, axis, start_direction), ``helix``
+    (radius, pitch, turns, centre, axis, start_direction), ``polyline`` (vertices, closed,
+    normal); see :mod:`fe_rodcontact.rods.curves`.
+
+    Attributes:
+        curve: The generator: straight, arc, ring, helix or polyline.
+        name: The rod's name, by which supports, loads and contact pairs may refer to it (a rod
+            can always be referred to by its index in the list, from 0).
+        elements: Number of elements (required by the generators; a polyline's elements are
+            its own segments, so it takes none).
+        start: [m] First point (straight).
+        end: [m] Last point (straight).
+        radius: [m] Radius of the arc, ring or helix.
+        angle: [rad] Angle the arc spans.
+        pitch: [m] Rise of the helix per turn along its axis.
+        turns: [-] Number of turns of the helix.
+        centre: [m] Centre of the arc or ring, a point of the helix axis.
+        axis: [-] Axis of the arc, ring or helix (normalised).
+        start_direction: [-] Direction from the centre to the first point (arc, ring, helix).
+        vertices: [m] The polyline's points, a list of [x, y, z].
+        closed: Whether the polyline closes on itself (its last point joins its first).
+        normal: [-] Hint for the first director d1 at the start (straight, polyline; projected
+            normal to the tangent).
+        section: This rod's section ([rods.section]; default: the top-level [section]).
+    """
 
     curve: str
     name: str = ""
@@ -191,7 +242,16 @@ class RodSpec:
 
 @dataclasses.dataclass(frozen=True)
 class MeshSpec:
-    """Element degree, and optionally a mesh file (rods then come from the file)."""
+    """Element degree, and optionally a mesh file (rods then come from the file).
+
+    Attributes:
+        degree: Lagrange degree of the elements: 1 or 2.
+        file: A mesh of line cells (gmsh ``.msh``, ``.xdmf``, ``.vtu``) read with meshio,
+            relative to the case file; each tag (or connected chain) is a rod, and ``[[rods]]``
+            is then not given.
+        rod_tag: The file's cell data that numbers the rods (default: the first of
+            ``gmsh:physical``, ``rod``, ``rods``, ``tags``, ``cell_tags`` present).
+    """
 
     degree: int = 1
     file: str | None = None
@@ -200,7 +260,18 @@ class MeshSpec:
 
 @dataclasses.dataclass(frozen=True)
 class SupportSpec:
-    """A support at a rod end (see :class:`~fe_rodcontact.rods.loads.Support`)."""
+    """A support at a rod end (see :class:`~fe_rodcontact.rods.loads.Support`).
+
+    Attributes:
+        rod: The rod, by name or index.
+        end: Which end: ``start`` or ``end``.
+        kind: clamped (displacement and rotation held), pinned (displacement held), free, or
+            prescribed (clamped, moved to ``displacement`` and ``rotation``).
+        displacement: [m] Prescribed displacement of the end (prescribed): reached at load factor
+            1 in statics (it grows with the load factor), held from the start in dynamics.
+        rotation: [rad] Prescribed rotation vector ψ of the end (prescribed): Λ = exp(λψ) Λ₀ at
+            load factor λ.
+    """
 
     rod: str | int
     end: str
@@ -231,7 +302,23 @@ LOAD_TYPES = (
 
 @dataclasses.dataclass(frozen=True)
 class LoadSpec:
-    """A load: ``type`` picks the class, the other keys are its fields."""
+    """A load: ``type`` picks the class, the other keys are its fields.
+
+    Attributes:
+        type: The load: end_force, end_moment (rod, end), point_force, point_moment (rod,
+            arclength), distributed_force (force, rods), gravity (acceleration, rods).
+        rod: The loaded rod, by name or index (end and point loads).
+        end: ``start`` or ``end`` (end loads).
+        arclength: [m] Where along the rod a point load acts, from its start; it must fall on a
+            node (an element end).
+        force: [N] The force (end and point forces), or [N/m] the force per unit length
+            (distributed_force), at load factor 1.
+        moment: [N·m] The moment (end and point moments) at load factor 1.
+        follower: Components in the body frame (d1, d2, d3) that turn with the section, instead
+            of fixed in space (dead load).
+        acceleration: [m/s²] Gravitational acceleration (gravity).
+        rods: The rods a distributed force or gravity acts on (default: all).
+    """
 
     type: str
     rod: str | int | None = None
@@ -278,7 +365,17 @@ class LoadSpec:
 
 @dataclasses.dataclass(frozen=True)
 class SolverSpec:
-    """Load stepping (:class:`~fe_rodcontact.stepping.statics.LoadStepping`), PETSc options."""
+    """Load stepping (:class:`~fe_rodcontact.stepping.statics.LoadStepping`), PETSc options.
+
+    Attributes:
+        initial_step: [-] First increment of the load factor λ (from 0 to 1).
+        min_step: [-] Smallest increment before the run stops with a convergence failure.
+        max_step: [-] Largest increment.
+        grow: [-] Factor on the increment after an easy step (at least 1).
+        easy_iterations: Newton iterations at or below which a step counts as easy.
+        petsc_options: PETSc options for the Newton solve (SNES, KSP, PC), as a table
+            ``{ snes_rtol = 1e-10, ... }``, given under the problem's options prefix.
+    """
 
     initial_step: float = 0.1
     min_step: float = 1e-6
@@ -296,7 +393,14 @@ class SolverSpec:
 
 @dataclasses.dataclass(frozen=True)
 class OutputSpec:
-    """Where and what to write."""
+    """Where and what to write.
+
+    Attributes:
+        folder: The output folder, relative to the current folder.
+        vtx: Write ``rods.bp`` (VTX, ParaView) at each load step.
+        vtu: Write ``rods.vtu``, the final centrelines.
+        plot: Draw ``rods.png``, the rods at load factor 1.
+    """
 
     folder: str = "results"
     vtx: bool = True
@@ -306,7 +410,17 @@ class OutputSpec:
 
 @dataclasses.dataclass(frozen=True)
 class StaticsCase:
-    """A statics case file."""
+    """A statics case file.
+
+    Attributes:
+        mesh: Element degree and an optional mesh file.
+        rods: The rods, one ``[[rods]]`` table each (unless the mesh comes from a file).
+        section: The section of every rod without its own ``[rods.section]``.
+        supports: Supports at rod ends, one ``[[supports]]`` table each.
+        loads: Loads, one ``[[loads]]`` table each.
+        solver: Load stepping and PETSc options.
+        output: Where and what to write.
+    """
 
     mesh: MeshSpec = MeshSpec()
     rods: list[RodSpec] = dataclasses.field(default_factory=list)

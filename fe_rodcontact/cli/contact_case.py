@@ -79,7 +79,19 @@ MODELS = ("potential", "rolling")
 
 @dataclasses.dataclass(frozen=True)
 class ObstacleSpec:
-    """A rigid plane or cylinder."""
+    """A rigid plane or cylinder.
+
+    Attributes:
+        type: plane or cylinder.
+        point: [m] A point of the plane, or of the cylinder's axis.
+        normal: [-] The plane's normal, towards the rods (plane).
+        velocity: [m/s] Constant velocity of a moving plane (plane; default: at rest).
+        axis: [-] The cylinder's axis (cylinder).
+        radius: [m] The cylinder's radius (cylinder).
+        inside: The rods are inside the cylinder (a pipe) instead of outside (cylinder;
+            default false).
+        name: The obstacle's name in outputs (default: ``contact.obstacles[i]``).
+    """
 
     type: str
     point: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -122,7 +134,40 @@ CYLINDER_ONLY = ("axis", "radius", "inside")
 
 @dataclasses.dataclass(frozen=True)
 class ContactSpec:
-    """The ``[contact]`` table."""
+    """The ``[contact]`` table.
+
+    Attributes:
+        model: potential (forces from contact laws) or rolling (no-slip constraints with
+            Lagrange multipliers).
+        margin: [m] Contact search margin: gaps below it are contacts (default: half the
+            smallest section radius). Rod–rod potential forces are cut off there.
+        self_contact: Search each rod against itself (and, with rod_law or rolling, act on it).
+        pairs: The rod pairs that may touch: ``"all"`` or a list of ``["a", "b"]`` names.
+        output_every: Write the contact points (``contacts/contacts.pvd``) every k steps
+            (0: never).
+        law: Conservative law between rods and obstacles, ``{ name = ..., parameters }``
+            (see the contact laws below; potential model).
+        damping: Damping law between rods and obstacles, ``{ coefficient = ...,
+            exponent = ... }`` (optional; potential model).
+        friction: Friction between rods and obstacles, ``{ friction_coefficient = ...,
+            regularization_velocity = ... }`` (optional; potential model).
+        obstacles: Rigid planes and cylinders, one ``[[contact.obstacles]]`` table each.
+        rod_law: Conservative law between rods and of a rod with itself, a force per contact
+            point (optional; without it rod contacts are only reported; potential model).
+        rod_damping: Damping law between rods, with rod_law (optional; potential model).
+        rod_friction: Friction between rods, with rod_law (optional; potential model).
+        centreline: The centreline the search uses: smooth (cubic B-spline through the nodes;
+            the default for P1) or basis (the finite-element interpolation; the default for P2).
+        unilateral: Release rolling contacts whose normal force turns tensile (rolling model).
+        friction_coefficient: [-] Friction coefficient μ: the friction-cone ratio is reported
+            per contact (rolling model; optional).
+        slide_outside_cone: Contacts outside the friction cone slide (rolling model; needs
+            friction_coefficient).
+        impacts: What a contact closing during the run does: inelastic (a perfectly inelastic
+            impact, its energy loss recorded) or error (stop) (rolling model).
+        touch_tolerance: [-] Gap relative to the sum of the radii, abs(g)/(R_a + R_b), below
+            which rods count as touching at the start (rolling model).
+    """
 
     model: str = "potential"
     margin: float | None = None

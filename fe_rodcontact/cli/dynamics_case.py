@@ -42,7 +42,12 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class DynamicLoadSpec(LoadSpec):
-    """A statics load with a time history ``history`` (an expression in ``t``)."""
+    """A statics load with a time history ``history`` (an expression in ``t``).
+
+    Attributes:
+        history: [-] Factor on the load as an expression in the time ``t``, e.g.
+            ``"sin(2*pi*t)"`` (default: 1, the load acts in full from the start).
+    """
 
     history: str | None = None
 
@@ -67,7 +72,14 @@ class DynamicLoadSpec(LoadSpec):
 
 @dataclasses.dataclass(frozen=True)
 class InitialSpec:
-    """Initial velocity and spatial angular velocity fields (three expressions in x, y, z)."""
+    """Initial velocity and spatial angular velocity fields (three expressions in x, y, z).
+
+    Attributes:
+        velocity: [m/s] Initial velocity: three expressions in the reference coordinates
+            ``x, y, z`` (default: at rest).
+        angular_velocity: [rad/s] Initial spatial angular velocity of the sections: three
+            expressions in ``x, y, z`` (default: none).
+    """
 
     velocity: list[str] | None = None
     angular_velocity: list[str] | None = None
@@ -92,7 +104,22 @@ class InitialSpec:
 
 @dataclasses.dataclass(frozen=True)
 class TimeSpec:
-    """Time stepping, integrator and solver options."""
+    """Time stepping, integrator and solver options.
+
+    Attributes:
+        t_end: [s] End time (the run starts at 0).
+        dt: [s] The time step (also the largest one).
+        adaptive: Cut the step when Newton fails and grow it back; ``false`` stops at once.
+        min_dt: [s] Smallest step before the run stops with a convergence failure (default
+            dt/1024).
+        grow: [-] Factor on the step after an easy step, until it is ``dt`` again (at least 1).
+        easy_iterations: Newton iterations at or below which a step counts as easy.
+        integrator: energy-momentum (conserves energy and momenta) or generalized-alpha
+            (damps high frequencies).
+        spectral_radius: [-] ρ∞ of the generalized-α scheme, in [0, 1] (1: no damping).
+        mass: Translational mass matrix: consistent or lumped (nodal quadrature).
+        petsc_options: PETSc options for the Newton solve (SNES, KSP, PC), as a table.
+    """
 
     t_end: float
     dt: float
@@ -118,7 +145,15 @@ class TimeSpec:
 
 @dataclasses.dataclass(frozen=True)
 class DynamicsOutputSpec:
-    """Where and what to write."""
+    """Where and what to write.
+
+    Attributes:
+        folder: The output folder, relative to the current folder.
+        series: File name of the time series (``.npz``) in the folder.
+        vtx_every: Write ``rods.bp`` (VTX: displacement, velocity) every k steps (0: never).
+        checkpoint_every: Write the restart checkpoint every k steps (0: only when a run stops:
+            at the end, on a failed step, on Ctrl-C or SIGTERM).
+    """
 
     folder: str = "results"
     series: str = "series.npz"
@@ -134,7 +169,19 @@ class DynamicsOutputSpec:
 
 @dataclasses.dataclass(frozen=True)
 class DynamicsCase:
-    """A dynamics case file."""
+    """A dynamics case file.
+
+    Attributes:
+        time: Time stepping, integrator and solver options (required).
+        mesh: Element degree and an optional mesh file.
+        rods: The rods, one ``[[rods]]`` table each (unless the mesh comes from a file).
+        section: The section of every rod without its own ``[rods.section]``.
+        supports: Supports at rod ends, one ``[[supports]]`` table each.
+        loads: Loads with time histories, one ``[[loads]]`` table each.
+        initial: Initial velocity and angular velocity.
+        output: Where and what to write.
+        contact: Contact: obstacles, the contact model and its laws (default: none).
+    """
 
     time: TimeSpec
     mesh: MeshSpec = dataclasses.field(default_factory=MeshSpec)

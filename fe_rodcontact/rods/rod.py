@@ -190,12 +190,12 @@ class CosseratRod:
 
     @property
     def function_space(self) -> dolfinx.fem.FunctionSpace:
-        """The space of (u, θ): Lagrange P1/P2 with 6 components per node."""
+        """The space of (u, θ), Lagrange P1/P2 with 6 components per node."""
         return self._V
 
     @property
     def state(self) -> dolfinx.fem.Function:
-        """The unknown (u, θ): total displacement and incremental rotation vector."""
+        """The unknown (u, θ), the total displacement and the incremental rotation vector."""
         return self._state
 
     @property

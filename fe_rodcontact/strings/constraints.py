@@ -201,7 +201,7 @@ class PointConstraints:
 
     @property
     def entries(self) -> tuple[IntArray, IntArray, FloatArray]:
-        """This rank's COO entries of B: rows, stacked global columns, values."""
+        """This rank's COO entries of B (rows, stacked global columns, values)."""
         return self._rows, self._cols, self._vals
 
     # -- lifecycle ---------------------------------------------------------------------------
