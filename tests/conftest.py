@@ -21,6 +21,14 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
+def pytest_collection_finish(session):
+    """Move what collection imported (DOLFINx, UFL, numba, the package: ~10⁵ objects, alive to
+    the end) out of the collector's sight, so that the collection after each test scans only
+    what tests create: 0.18 s per test before, ~1 µs on an empty heap."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _collective_cleanup():
     """PETSc object destruction is collective: collect garbage and sync after each test."""
