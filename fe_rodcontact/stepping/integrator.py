@@ -36,7 +36,7 @@ from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.kinematics import cayley, cayley_jacobian
 from fe_rodcontact.rods.loads import EndForce, EndMoment, Load, PointForce, PointMoment, Support
-from fe_rodcontact.rods.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
+from fe_rodcontact.rods.rod import CosseratRod, scatter_to_quadrature
 from fe_rodcontact.rods.supports import SupportConditions
 from fe_rodcontact.stepping.consistent_start import (
     StartProjection,
@@ -124,6 +124,7 @@ class Integrator(Scheme):
         mesh = rod.mesh
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
+        self.previous_displacement.x.array[:] = rod.displacement.x.array  # a deformed start
         self.velocity = dolfinx.fem.Function(vector_space, name="velocity")
         # Rotational inertia uses a full Gauss rule (2p): a reduced rule would leave
         # alternating nodal rotations massless and spoil the order of the scheme.
@@ -191,10 +192,12 @@ class Integrator(Scheme):
         )
 
     def _set_inertia_frames(self) -> None:
-        """Λ₀ at the inertia points: the rod's geodesic reference frames within each cell."""
-        scatter_to_quadrature(
-            self.inertia_rotation, reference_frames_at(self._rod.rods, self._inertia_points)
-        )
+        """Λₙ at the inertia points: the geodesic between the rod's nodal frames in each cell.
+
+        The reference frames for a rod that starts undeformed; the deformed start's frames
+        for one placed with :func:`~fe_rodcontact.rods.initial_state.deform_rods`.
+        """
+        scatter_to_quadrature(self.inertia_rotation, self._rod.frames_at(self._inertia_points))
 
     # -- pieces for subclasses -----------------------------------------------------------------
     @property
