@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mpi4py import MPI
 
+from dynamics_runs import run_pendulum, run_twist
 from statics_runs import Outcome, run_cantilever, run_catenary
 
 __all__ = ["EXPERIMENTS", "Experiment", "run_experiment"]
@@ -25,6 +26,8 @@ class Experiment:
 EXPERIMENTS: dict[str, Experiment] = {
     "cantilever": Experiment(20, run_cantilever),
     "catenary": Experiment(50, run_catenary, ("bending_scale",)),
+    "pendulum": Experiment(50, run_pendulum, ("youngs_modulus",), dynamic=True),
+    "twist": Experiment(50, run_twist, ("tension",), dynamic=True),
 }
 
 

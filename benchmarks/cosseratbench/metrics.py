@@ -105,3 +105,28 @@ def threshold_from_growth(rates: np.ndarray, levels: np.ndarray, growing: float)
     basis = np.column_stack([-s, level, np.ones_like(s)])
     (_, a, b), *_ = np.linalg.lstsq(basis, s**2, rcond=None)
     return float(-b / a)
+
+
+def twist_angles(positions: np.ndarray, directors: np.ndarray) -> np.ndarray:
+    """Twist (rad) at each interior node: the turn of d1 about the rod from one element to the
+    next beyond what the smallest rotation of the one tangent onto the other carries it through.
+
+    ``positions`` (..., n + 1, 3), ``directors`` (..., n, 3); returns (..., n − 1), positive by
+    the right-hand rule about the rod. Summed along a rod it is the rod's twist.
+    """
+    chords = np.diff(positions, axis=-2)
+    t = chords / np.linalg.norm(chords, axis=-1, keepdims=True)
+    t_a, t_b, d_a, d_b = (
+        t[..., :-1, :],
+        t[..., 1:, :],
+        directors[..., :-1, :],
+        directors[..., 1:, :],
+    )
+    axis = np.cross(t_a, t_b)
+    sin = np.linalg.norm(axis, axis=-1, keepdims=True)
+    cos = np.sum(t_a * t_b, axis=-1, keepdims=True)
+    k = axis / np.where(sin > 1e-14, sin, 1.0)
+    carried = (
+        d_a * cos + np.cross(k, d_a) * sin + k * np.sum(k * d_a, -1, keepdims=True) * (1 - cos)
+    )
+    return np.arctan2(np.sum(np.cross(carried, d_b) * t_b, -1), np.sum(carried * d_b, -1))
