@@ -79,3 +79,65 @@ def test_minimal_rotations_turn_tangents():
     assert np.allclose(psi, [[0, 0, np.pi / 2], [0, 0, 0]])
     with pytest.raises(ValueError, match="reversed"):
         minimal_rotations(t0[:1], -t0[:1])
+
+
+STRETCHED_CASE = """
+[[rods]]
+name = "rod"
+curve = "straight"
+start = [0.0, 0.0, 0.0]
+end = [1.0, 0.0, 0.0]
+elements = 4
+
+[section]
+EA = 1e3
+GA1 = 1e3
+GA2 = 1e3
+EI1 = 1.0
+EI2 = 1.0
+GJ = 1.0
+rhoA = 1.0
+rhoI1 = 0.01
+rhoI2 = 0.01
+rhoJ = 0.02
+
+[[supports]]
+rod = "rod"
+end = "start"
+kind = "pinned"
+
+[[supports]]
+rod = "rod"
+end = "end"
+kind = "pinned"
+
+[initial]
+displacement = ["0.01 * x", "0", "0"]
+
+[time]
+t_end = 0.3
+dt = 0.1
+
+[output]
+vtx_every = 0
+"""
+
+
+def test_case_file_starts_deformed(comm, shared_tmp):
+    """``[initial] displacement`` in a dynamics case: the rod stretched 1 % between its pins
+    stays at rest with strain energy EA ε² L / 2 = 0.05."""
+    from fe_rodcontact.cli import main
+
+    case = shared_tmp / "stretched.toml"
+    if comm.rank == 0:
+        case.write_text(STRETCHED_CASE)
+    comm.barrier()
+    assert main(["dynamics", str(case), "--out", str(shared_tmp / "out"), "--no-progress"]) == 0
+    data = np.load(shared_tmp / "out" / "series.npz")
+    assert data["kinetic_energy"].max() < 1e-25
+    assert data["elastic_energy"] == pytest.approx(0.05, rel=1e-12)
+    bad = STRETCHED_CASE.replace('["0.01 * x", "0", "0"]', '["0.01 * x", "0"]')
+    if comm.rank == 0:
+        case.write_text(bad)
+    comm.barrier()
+    assert main(["dynamics", str(case), "--out", str(shared_tmp / "bad"), "--no-progress"]) == 2

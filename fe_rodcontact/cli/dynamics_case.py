@@ -4,7 +4,9 @@ A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tabl
 ``[mesh]``, ``[[rods]]``, ``[section]``, ``[[supports]]`` and::
 
     [[loads]]      as in statics, plus history = "expression in t" (factor; default 1)
-    [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...]
+    [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...],
+                   displacement = ["ux(x, y, z)", ...], rotation = ["ψx(x, y, z)", ...]
+                   (a deformed start over the stress-free mesh: x + u, exp(ψ) Λ₀)
     [time]         t_end, dt, adaptive, min_dt, grow, easy_iterations,
                    integrator (energy-momentum | generalized-alpha), spectral_radius,
                    mass (consistent | lumped), petsc_options = {...}
@@ -67,15 +69,27 @@ class DynamicLoadSpec(LoadSpec):
 
 @dataclasses.dataclass(frozen=True)
 class InitialSpec:
-    """Initial velocity and spatial angular velocity fields (three expressions in x, y, z)."""
+    """The initial state, each a field of three expressions in the reference x, y, z.
+
+    ``velocity`` and ``angular_velocity`` (spatial) set the initial motion; ``displacement``
+    and ``rotation`` (spatial rotation vectors, each shorter than π) start the rods deformed
+    from their stress-free mesh (:func:`~fe_rodcontact.rods.initial_state.deform_rods`).
+    """
 
     velocity: list[str] | None = None
     angular_velocity: list[str] | None = None
+    displacement: list[str] | None = None
+    rotation: list[str] | None = None
+
+    @property
+    def deformed(self) -> bool:
+        """Whether the rods start deformed (a displacement or a rotation is given)."""
+        return self.displacement is not None or self.rotation is not None
 
     def field(
         self, name: str
     ) -> Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None:
-        """The callable of x (3, n) for ``velocity`` or ``angular_velocity``."""
+        """The callable of x (3, n) for one of the fields (``None`` when not given)."""
         texts = getattr(self, name)
         if texts is None:
             return None
