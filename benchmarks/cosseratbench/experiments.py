@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mpi4py import MPI
 
+from capstan_runs import run_capstan
 from crossing_runs import run_crossing
 from dynamics_runs import run_pendulum, run_twist
 from statics_runs import Outcome, run_cantilever, run_catenary
@@ -28,6 +29,7 @@ EXPERIMENTS: dict[str, Experiment] = {
     "cantilever": Experiment(20, run_cantilever),
     "catenary": Experiment(50, run_catenary, ("bending_scale",)),
     "crossing": Experiment(51, run_crossing, ("drop", "youngs_modulus")),
+    "capstan": Experiment(100, run_capstan, ("overhang", "friction"), dynamic=True),
     "pendulum": Experiment(50, run_pendulum, ("youngs_modulus",), dynamic=True),
     "twist": Experiment(50, run_twist, ("tension",), dynamic=True),
 }

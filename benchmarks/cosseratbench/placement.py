@@ -24,11 +24,17 @@ __all__ = ["RodShape", "build_rods", "circular_section"]
 
 @dataclass(frozen=True)
 class RodShape:
-    """A rod's starting shape: points (m, 3), their unstretched arc lengths (m,), a normal."""
+    """A rod's starting shape: points (m, 3), their unstretched arc lengths (m,), a normal.
+
+    ``reference`` is the straight reference rod's direction (default: the first chord). Every
+    tangent of the shape must be less than a half-turn from it (a rope hanging down both sides
+    of a cylinder: horizontal).
+    """
 
     points: np.ndarray
     arc: np.ndarray
     normal: tuple[float, float, float]
+    reference: tuple[float, float, float] | None = None
 
     @classmethod
     def polyline(cls, points: np.ndarray, normal: tuple[float, float, float]) -> RodShape:
@@ -44,9 +50,9 @@ class RodShape:
 
     @property
     def direction(self) -> np.ndarray:
-        """The reference rod's direction: the first chord."""
-        chord = self.points[1] - self.points[0]
-        return chord / np.linalg.norm(chord)
+        """The reference rod's direction: ``reference``, or the first chord."""
+        chord = self.points[1] - self.points[0] if self.reference is None else self.reference
+        return np.asarray(chord, dtype=float) / np.linalg.norm(chord)
 
     def at(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions (n, 3) and unit tangents (n, 3) at unstretched arc lengths ``s``."""

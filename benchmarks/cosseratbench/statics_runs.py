@@ -35,12 +35,18 @@ equilibrium (the catenary's arc at 20 elements) is not reached by full Newton st
 
 @dataclass(frozen=True)
 class Outcome:
-    """A run's trajectory, metrics, observations and the settings that made it."""
+    """A run's trajectory, metrics, observations and the settings that made it.
+
+    ``failure`` says why a run stopped before its duration (then ``stopped_at`` is the last
+    frame's time, and the metrics are of the trajectory so far).
+    """
 
     trajectory: Trajectory
     metrics: dict[str, float]
-    observations: dict[str, float]
+    observations: dict[str, object]
     options: dict[str, object]
+    failure: str | None = None
+    stopped_at: float | None = None
 
 
 CANTILEVER = {  # the published definition (results-0.2/cantilever/default/experiment.json)
