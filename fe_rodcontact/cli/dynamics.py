@@ -101,6 +101,7 @@ def run_case(
         mass=case.time.mass,
         petsc_options=case.time.petsc_options,
         contact=contact,
+        damping=case.time.damping,
     )
     problem.set_initial_velocity(
         case.initial.field("velocity"), case.initial.field("angular_velocity")

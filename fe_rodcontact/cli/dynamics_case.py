@@ -9,7 +9,8 @@ A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tabl
                    (a deformed start over the stress-free mesh: x + u, exp(ψ) Λ₀)
     [time]         t_end, dt, adaptive, min_dt, grow, easy_iterations,
                    integrator (energy-momentum | generalized-alpha), spectral_radius,
-                   mass (consistent | lumped), petsc_options = {...}
+                   mass (consistent | lumped), damping (Kelvin–Voigt retardation time,
+                   energy-momentum; 0: none), petsc_options = {...}
     [output]       folder, series (npz name), vtx_every (0: none), checkpoint_every (0: none)
     [contact]      obstacles, contact laws and contact output
     (:mod:`fe_rodcontact.cli.contact_case`)
@@ -117,6 +118,7 @@ class TimeSpec:
     integrator: str = "energy-momentum"
     spectral_radius: float = 0.8
     mass: str = "consistent"
+    damping: float = 0.0
     petsc_options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:

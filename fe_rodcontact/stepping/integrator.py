@@ -93,6 +93,8 @@ class Integrator(Scheme):
         loads: Loads with time histories.
         mass: ``"consistent"`` or ``"lumped"`` (nodal quadrature) translational mass.
         models: The contact models of the problem (their UFL terms join the residual).
+        damping: Retardation time η ≥ 0 of Kelvin–Voigt damping of the strains (schemes that
+            support it: energy–momentum); 0 for none.
     """
 
     increment = "cayley"
@@ -110,10 +112,14 @@ class Integrator(Scheme):
         *,
         mass: str = "consistent",
         models: Sequence[ContactModel] = (),
+        damping: float = 0.0,
     ):
         if mass not in ("consistent", "lumped"):
             raise InputError(f"mass must be 'consistent' or 'lumped', got {mass!r}.")
         self._rod = rod
+        self._damping = dolfinx.fem.Constant(rod.mesh, float(damping))
+        self.viscous_dissipation = 0.0
+        """The energy the Kelvin–Voigt damping has taken so far (never negative)."""
         self._models = tuple(models)
         self._supports = SupportConditions(rod, supports, "cayley")
         self._floor = RoundOffFloor(rod)
@@ -375,7 +381,12 @@ class Integrator(Scheme):
         """The work of the loads and the supports over the step, then :meth:`update`."""
         self.external_work += self.external_power()
         self.external_work += self.support_work(residual, self.bcs)
+        self.viscous_dissipation += self.step_dissipation()
         self.update()
+
+    def step_dissipation(self) -> float:
+        """The energy the step's damping takes, at the converged step (none by default)."""
+        return 0.0
 
     def prepare(self, t: float, dt: float) -> None:
         """Set Δt and the load factors; predict uₙ₊₁ = uₙ + Δt vₙ, τ = 0."""
@@ -527,6 +538,7 @@ class Integrator(Scheme):
         return {
             "kinetic_energy": float(values["kinetic_energy"]),
             "elastic_energy": float(values["elastic_energy"]),
+            "viscous_dissipation": self.viscous_dissipation,
             "linear_momentum": np.array([values[f"linear_momentum_{i}"] for i in range(3)]),
             "angular_momentum": np.array([values[f"angular_momentum_{i}"] for i in range(3)]),
         }
