@@ -87,7 +87,9 @@ def _hanging(youngs: float) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _half_rope(youngs: float, load: float) -> tuple[np.ndarray, np.ndarray]:
+def _half_rope(
+    youngs: float, load: float, tolerance: float = 1e-8
+) -> tuple[np.ndarray, np.ndarray]:
     """Unstretched arc length (m,) and (x, z) (m, 2) of half a rope under a middle ``load``.
 
     Solved from the unloaded rope, the load walked up in steps that halve on failure, so that
@@ -99,7 +101,7 @@ def _half_rope(youngs: float, load: float) -> tuple[np.ndarray, np.ndarray]:
     reached, step = 0.0, load
     while abs(load - reached) > 1e-14:
         rates, ends = _problem(youngs, reached + step)
-        tried = solve_bvp(rates, ends, mesh, solution.sol(mesh), p=solution.p, tol=1e-8,
+        tried = solve_bvp(rates, ends, mesh, solution.sol(mesh), p=solution.p, tol=tolerance,
                           max_nodes=100000)  # fmt: skip
         if not tried.success:
             step /= 2.0
@@ -112,13 +114,13 @@ def _half_rope(youngs: float, load: float) -> tuple[np.ndarray, np.ndarray]:
     return s, solution.sol(s)[:2].T
 
 
-def mid_height(youngs: float, load: float) -> float:
+def mid_height(youngs: float, load: float, tolerance: float = 1e-8) -> float:
     """Height of a rope's middle relative to its pins under a downward middle ``load``."""
-    return float(_half_rope(youngs, load)[1][-1, 1])
+    return float(_half_rope(youngs, load, tolerance)[1][-1, 1])
 
 
 @functools.lru_cache(maxsize=32)
-def contact_force(youngs: float, drop: float, apart: float) -> float:
+def contact_force(youngs: float, drop: float, apart: float, tolerance: float = 1e-8) -> float:
     """The force that holds the upper rope's centreline ``apart`` above the lower one's.
 
     The upper rope (pins ``drop`` lower) is pushed up by it and the lower pressed down, so the
@@ -127,15 +129,17 @@ def contact_force(youngs: float, drop: float, apart: float) -> float:
     weight = _stiffness(youngs)[0]
 
     def gap(force: float) -> float:
-        upper, lower = -drop + mid_height(youngs, -force), mid_height(youngs, force)
+        upper = -drop + mid_height(youngs, -force, tolerance)
+        lower = mid_height(youngs, force, tolerance)
         return upper - lower - apart
 
     # The secant method from two forces of the order of the rope's weight: the gap is smooth
     # and monotone in the force, so it converges in a few solves (Brent needs about twice as
     # many); Brent's bracketing method is the fallback.
     try:
-        force = float(newton(gap, weight * 0.3, x1=weight * 0.4, tol=1e-10, maxiter=30))
-        if abs(gap(force)) < 1e-10:
+        step = tolerance * weight  # the force to about the shapes' accuracy
+        force = float(newton(gap, weight * 0.3, x1=weight * 0.4, tol=step, maxiter=30))
+        if abs(gap(force)) < 100.0 * tolerance:
             return force
     except RuntimeError:
         pass
@@ -154,14 +158,14 @@ def _whole(s: np.ndarray, xz: np.ndarray, span: float, length: float) -> tuple[n
 
 
 def crossing_shapes(
-    youngs: float, drop: float, apart: float
+    youngs: float, drop: float, apart: float, tolerance: float = 1e-8
 ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """The contact force, the unstretched arc length, and the lower (along x) and upper (along
     y, pins ``drop`` lower) ropes' centrelines (m, 3) held ``apart`` at the crossing."""
     c = CROSSING
-    force = contact_force(youngs, drop, apart)
-    arc, along, up = _whole(*_half_rope(youngs, force), c["span"], c["length"])
+    force = contact_force(youngs, drop, apart, tolerance)
+    arc, along, up = _whole(*_half_rope(youngs, force, tolerance), c["span"], c["length"])
     lower = np.column_stack([along, np.zeros_like(along), up])
-    _, along, up = _whole(*_half_rope(youngs, -force), c["span"], c["length"])
+    _, along, up = _whole(*_half_rope(youngs, -force, tolerance), c["span"], c["length"])
     upper = np.column_stack([np.zeros_like(along), along, up - drop])
     return force, arc, lower, upper
