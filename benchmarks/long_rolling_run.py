@@ -3,8 +3,8 @@
 Two free crossing rods (the scene of ``tests/test_rolling.py``: rod a along x, rod b along y
 on top of it, P1 with the smooth kernel or, with ``--degree 2``, P2 with the FE centreline)
 roll on each other with initial velocities and spins, no loads, for ``--steps`` steps of
-``--dt``. Printed: the largest relative change of
-the energy (with what the consistent start takes) and of the linear and angular momentum, the largest discrete slip speed (relative
+``--dt``. Printed: the largest relative change of the energy (with what the consistent
+start takes) and of the linear and angular momentum, the largest discrete slip speed (relative
 to the initial speed), the largest change of the gap at the true closest points (relative to
 the radius), and the contact point's travel along each rod. Asserts nothing. The test suite
 runs 100 steps of this scene; this script is the long version.

@@ -20,14 +20,15 @@
 #    centreline (R its radius, ρ = R + r the rolling radius). The elastic ring also sags and
 #    vibrates under its weight, so its normal force swings about m g.
 #
-# Checked here (the demo stops with an error when a check fails): energy (kinetic + elastic −
-# work of gravity + the energy the consistent start takes: the ring's rigid rolling slips by
-# 5e-3 m/s at its smooth centreline, and the start's impulse removes 9e-9 J) conserved to 1e-10 of the initial kinetic energy (measured 1e-14), the
-# figure eight's momenta to 1e-10 (1e-13), slip at the contact ≤ 1e-10 m/s (1e-15), the gap held
-# to 1e-12 of R_a + R_b (1.5e-13 and 3.5e-13), the two figure-eight runs the same to 1e-10
-# (2e-13), and the ring on the floor near the rigid hoop: its mean speed within 3 % of V (0.8 %)
-# and its contact path within 1 % of the circumference of V R/ρ t (0.25 %: the ring's sag
-# vibration). The figures are those of the default run, 0.3 s; `summary.json` holds them.
+# Checked here (the demo stops with an error when a check fails): energy (kinetic + elastic − work
+# of gravity + the energy the consistent start takes: the ring's rigid rolling slips by 5e-3 m/s
+# at its smooth centreline, and the start's impulse removes 9e-9 J) conserved to 1e-10 of the
+# initial kinetic energy (measured 1e-14), the figure eight's momenta to 1e-10 (1e-13), slip at
+# the contact ≤ 1e-10 m/s (1e-15), the gap held to 1e-12 of R_a + R_b (1.5e-13 and 3.5e-13), the
+# two figure-eight runs the same to 1e-10 (2e-13), and the ring on the floor near the rigid hoop:
+# its mean speed within 3 % of V (0.8 %) and its contact path within 1 % of the circumference
+# of V R/ρ t (0.25 %: the ring's sag vibration). The figures are those of the default run,
+# 0.3 s; `summary.json` holds them.
 #
 #     python demos/demo_rolling_self_contact.py                 # both scenes, results/...
 #     mpiexec -n 2 python demos/demo_rolling_self_contact.py --scene eight

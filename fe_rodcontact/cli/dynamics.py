@@ -15,12 +15,15 @@ from pathlib import Path
 
 from mpi4py import MPI
 
+import numpy as np
+
 from fe_rodcontact.cli.case import load_case
 from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.rods.initial_state import deform_rods
 from fe_rodcontact.stepping.dynamics import DynamicProblem
 from fe_rodcontact.stepping.interrupt import Interrupted
 from fe_rodcontact.stepping.recording import FieldWriter
@@ -78,6 +81,13 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
+    if case.initial.deformed:  # before the problem: supports and integrator start from it
+        displacement = case.initial.field("displacement")
+        deform_rods(
+            rod,
+            displacement if displacement is not None else lambda x: np.zeros_like(x),
+            case.initial.field("rotation"),
+        )
     contact = None
     if case.contact is not None:
         contact = build_contact(case.contact, rod, folder, restart=restart)
@@ -91,6 +101,7 @@ def run_case(
         mass=case.time.mass,
         petsc_options=case.time.petsc_options,
         contact=contact,
+        damping=case.time.damping,
     )
     problem.set_initial_velocity(
         case.initial.field("velocity"), case.initial.field("angular_velocity")

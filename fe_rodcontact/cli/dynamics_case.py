@@ -4,10 +4,13 @@ A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tabl
 ``[mesh]``, ``[[rods]]``, ``[section]``, ``[[supports]]`` and::
 
     [[loads]]      as in statics, plus history = "expression in t" (factor; default 1)
-    [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...]
+    [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...],
+                   displacement = ["ux(x, y, z)", ...], rotation = ["ψx(x, y, z)", ...]
+                   (a deformed start over the stress-free mesh: x + u, exp(ψ) Λ₀)
     [time]         t_end, dt, adaptive, min_dt, grow, easy_iterations,
                    integrator (energy-momentum | generalized-alpha), spectral_radius,
-                   mass (consistent | lumped), petsc_options = {...}
+                   mass (consistent | lumped), damping (Kelvin–Voigt retardation time,
+                   energy-momentum; 0: none), petsc_options = {...}
     [output]       folder, series (npz name), vtx_every (0: none), checkpoint_every (0: none)
     [contact]      obstacles, contact laws and contact output
     (:mod:`fe_rodcontact.cli.contact_case`)
@@ -72,22 +75,37 @@ class DynamicLoadSpec(LoadSpec):
 
 @dataclasses.dataclass(frozen=True)
 class InitialSpec:
-    """Initial velocity and spatial angular velocity fields (three expressions in x, y, z).
+    """The initial state, each a field of three expressions in the reference x, y, z.
+
+    ``velocity`` and ``angular_velocity`` (spatial) set the initial motion; ``displacement``
+    and ``rotation`` (spatial rotation vectors, each shorter than π) start the rods deformed
+    from their stress-free mesh (:func:`~fe_rodcontact.rods.initial_state.deform_rods`).
 
     Attributes:
         velocity: [m/s] Initial velocity: three expressions in the reference coordinates
             ``x, y, z`` (default: at rest).
         angular_velocity: [rad/s] Initial spatial angular velocity of the sections: three
             expressions in ``x, y, z`` (default: none).
+        displacement: [m] Initial displacement from the stress-free mesh: three expressions in
+            ``x, y, z`` (default: none); supports hold the ends where they start.
+        rotation: [rad] Initial spatial rotation vector of the sections from their reference
+            frames, each shorter than π: three expressions in ``x, y, z`` (default: none).
     """
 
     velocity: list[str] | None = None
     angular_velocity: list[str] | None = None
+    displacement: list[str] | None = None
+    rotation: list[str] | None = None
+
+    @property
+    def deformed(self) -> bool:
+        """Whether the rods start deformed (a displacement or a rotation is given)."""
+        return self.displacement is not None or self.rotation is not None
 
     def field(
         self, name: str
     ) -> Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None:
-        """The callable of x (3, n) for ``velocity`` or ``angular_velocity``."""
+        """The callable of x (3, n) for one of the fields (``None`` when not given)."""
         texts = getattr(self, name)
         if texts is None:
             return None
@@ -119,6 +137,9 @@ class TimeSpec:
         spectral_radius: [-] ρ∞ of the generalized-α scheme, in [0, 1] (1: no damping).
         mass: Translational mass matrix: consistent or lumped (nodal quadrature).
         petsc_options: PETSc options for the Newton solve (SNES, KSP, PC), as a table.
+        damping: [s] Retardation time η ≥ 0 of Kelvin–Voigt damping of the strain rates
+            (energy–momentum only; 0: none); its dissipation is the series'
+            ``viscous_dissipation``.
     """
 
     t_end: float
@@ -130,6 +151,7 @@ class TimeSpec:
     integrator: str = "energy-momentum"
     spectral_radius: float = 0.8
     mass: str = "consistent"
+    damping: float = 0.0
     petsc_options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -21,7 +21,7 @@ import ufl
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods import kinematics
 from fe_rodcontact.rods.mesh import RodMesh
-from fe_rodcontact.rods.rotations import cayley_map, exp_map, log_map
+from fe_rodcontact.rods.rotations import cayley_map, exp_map, geodesic_frames, log_map
 from fe_rodcontact.rods.section import Section
 
 __all__ = ["INCREMENTS", "CosseratRod", "reference_frames_at", "scatter_to_quadrature"]
@@ -51,10 +51,7 @@ def reference_frames_at(rods: RodMesh, points: Array) -> Array:
     """
     geometry_nodes = rods.mesh.geometry.dofmaps[0]
     frames = rods.node_frames
-    frame_a, frame_b = frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]]
-    phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)
-    xi = np.asarray(points)[:, 0]
-    return frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])
+    return geodesic_frames(frames[geometry_nodes[:, 0]], frames[geometry_nodes[:, 1]], points)
 
 
 class CosseratRod:
@@ -397,6 +394,22 @@ class CosseratRod:
         """The elastic energy of the current state, summed over ranks."""
         local = dolfinx.fem.assemble_scalar(self._energy_form)
         return float(self.mesh.comm.allreduce(local))
+
+    def frames_at(self, points: Array) -> Array:
+        """The committed frames Λₙ at reference points ξ of every local cell.
+
+        The geodesic between the nodal rotations of each cell's two vertices (the reference
+        frames, :func:`reference_frames_at`, until the rod has moved).
+
+        Args:
+            points: Reference points, shape (points, 1).
+
+        Returns:
+            The frames, shape (cells, points, 3, 3).
+        """
+        nodes = self._node_rotation.x.array.reshape(-1, 3, 3)
+        dofs = self._V_tensor.dofmap.list
+        return geodesic_frames(nodes[dofs[:, 0]], nodes[dofs[:, 1]], points)
 
     def node_increments(self) -> Array:
         """θ at the nodes (owned and ghost), shape (n, 3)."""

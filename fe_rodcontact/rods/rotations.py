@@ -21,6 +21,7 @@ __all__ = [
     "cayley_vector",
     "closed_loop_frames",
     "exp_map",
+    "geodesic_frames",
     "log_map",
     "parallel_transport_frames",
     "skew",
@@ -195,3 +196,21 @@ def closed_loop_frames(
     frames[:, :, 0] = cos_twist * d1 + sin_twist * d2
     frames[:, :, 1] = cos_twist * d2 - sin_twist * d1
     return frames
+
+
+def geodesic_frames(frame_a: Array, frame_b: Array, points: npt.ArrayLike) -> Array:
+    """Frames along the geodesic between two frames per cell, at reference points ξ ∈ [0, 1].
+
+    Λ(ξ) = Λ_a exp(ξ φ) with φ = log(Λ_aᵀ Λ_b).
+
+    Args:
+        frame_a: Frames at the cells' first vertices, shape (cells, 3, 3).
+        frame_b: Frames at the cells' second vertices, shape (cells, 3, 3).
+        points: Reference points, shape (points, 1).
+
+    Returns:
+        The frames, shape (cells, points, 3, 3).
+    """
+    phi = log_map(np.swapaxes(frame_a, 1, 2) @ frame_b)
+    xi = np.asarray(points)[:, 0]
+    return frame_a[:, None] @ exp_map(xi[None, :, None] * phi[:, None, :])

@@ -1,10 +1,12 @@
 """Dirichlet conditions of :class:`~fe_rodcontact.rods.loads.Support` as DOLFINx DirichletBCs.
 
-A support fixes displacement components to λ ū (statics, λ the load factor) or u(t) (a history)
-and the rotation at a rod end to a target Λ* = exp(ψ) Λ₀ (ψ = λ ψ̄ or ψ(t)). The rotation unknown
-of a step is the increment from the last committed rotation Λₙ, so the prescribed value is the
-increment from the end node's Λₙ to Λ*, recomputed before every step: the rotation vector
-log(Λ* Λₙᵀ) in statics, the Cayley vector cay⁻¹(Λ* Λₙᵀ) in the time steps
+A support fixes displacement components to u₀ + λ ū (statics, λ the load factor) or u₀ + u(t)
+(a history) and the rotation at a rod end to a target Λ* = exp(ψ) Λ₀ (ψ = λ ψ̄ or ψ(t)); u₀ and
+Λ₀ are the end's displacement and rotation when the problem is built (zero and the reference
+frame, unless the rods start deformed: :mod:`~fe_rodcontact.rods.initial_state`).
+The rotation unknown of a step is the increment from the last committed rotation Λₙ, so the
+prescribed value is the increment from the end node's Λₙ to Λ*, recomputed before every step:
+the rotation vector log(Λ* Λₙᵀ) in statics, the Cayley vector cay⁻¹(Λ* Λₙᵀ) in the time steps
 (:data:`~fe_rodcontact.rods.rod.INCREMENTS`).
 """
 
@@ -45,6 +47,7 @@ class SupportConditions:
             tuple[Support, list[dolfinx.fem.Constant], list[dolfinx.fem.Constant]]
         ] = []
         self._initial_rotation: list[npt.NDArray[np.float64]] = []
+        self._initial_displacement: list[npt.NDArray[np.float64]] = []
         self._node_dof: list[npt.NDArray[np.int32]] = []
         for support in self._supports:
             vertices = rod.rods.end_vertices(support.rod, support.end)
@@ -63,6 +66,7 @@ class SupportConditions:
             node = dolfinx.fem.locate_dofs_topological(rod.rotation.function_space, 0, vertices)
             self._node_dof.append(node)
             self._initial_rotation.append(self._end_rotation(node))
+            self._initial_displacement.append(self._end_displacement(node))
 
     @property
     def bcs(self) -> list[dolfinx.fem.DirichletBC]:
@@ -74,6 +78,15 @@ class SupportConditions:
         local = self._rod.rotation.x.array.reshape(-1, 3, 3)[node[:1]]
         found = self._rod.mesh.comm.allgather(local)
         return next(f[0] for f in found if len(f))
+
+    def _end_displacement(self, node: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+        """The current displacement at a rod end, on every rank.
+
+        The vector and tensor spaces share their dof layout, so the rotation's node indexes it.
+        """
+        local = self._rod.displacement.x.array.reshape(-1, 3)[node[:1]]
+        found = self._rod.mesh.comm.allgather(local)
+        return np.array(next(f[0] for f in found if len(f)))
 
     def _constants(self) -> list[dolfinx.fem.Constant]:
         return [value for _, u, theta in self._values for value in (*u, *theta)]
@@ -100,15 +113,19 @@ class SupportConditions:
                 for supports that give a history).
         """
         increment = log_map if self._increment == "rotation vector" else cayley_vector
-        for (support, u_values, theta_values), node, rotation0 in zip(
-            self._values, self._node_dof, self._initial_rotation, strict=True
+        for (support, u_values, theta_values), node, rotation0, displacement0 in zip(
+            self._values,
+            self._node_dof,
+            self._initial_rotation,
+            self._initial_displacement,
+            strict=True,
         ):
             if time is not None and support.displacement_history is not None:
                 displacement = np.asarray(support.displacement_history(time), dtype=float)
             else:
                 displacement = load_factor * np.asarray(support.displacement)
             for value, component in zip(u_values, support.displacement_components, strict=True):
-                value.value = displacement[component]
+                value.value = displacement0[component] + displacement[component]
             if theta_values:
                 if time is not None and support.rotation_history is not None:
                     psi = np.asarray(support.rotation_history(time), dtype=float)

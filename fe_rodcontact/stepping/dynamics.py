@@ -122,6 +122,10 @@ class DynamicProblem:
         petsc_options: SNES/KSP options overriding the defaults.
         monitors: Told about every accepted step (and t = 0); their scalars join the time
             series.
+        damping: Retardation time η ≥ 0 [time] of Kelvin–Voigt damping: viscous stresses
+            η C (Γₙ₊₁ − Γₙ)/Δt and η C (Ωₙ₊₁ − Ωₙ)/Δt on the strain rates, which damp every
+            deformation (mode k at the rate η ω_k²/2) and no rigid motion; the energy taken is
+            the series' ``viscous_dissipation``. Energy–momentum only; 0: none.
         contact: The contact scene: its models act in every step, its contacts (``contacts``,
             ``min_gap``, ...) and the models' scalars join the time series.
     """
@@ -139,6 +143,7 @@ class DynamicProblem:
         petsc_options: dict[str, object] | None = None,
         monitors: Sequence[StepMonitor] = (),
         contact: ContactScene | None = None,
+        damping: float = 0.0,
     ):
         comm = rod.mesh.comm
         message = None
@@ -146,6 +151,13 @@ class DynamicProblem:
             message = "petsc_options_prefix must be non-empty."
         elif integrator not in INTEGRATORS:
             message = f"unknown integrator {integrator!r}; use one of {INTEGRATORS}."
+        elif not (isinstance(damping, int | float) and np.isfinite(damping) and damping >= 0):
+            message = f"damping must be a retardation time >= 0 (0: none), got {damping!r}."
+        elif damping > 0 and integrator != "energy-momentum":
+            message = (
+                "damping (Kelvin–Voigt) is built into the energy–momentum scheme only; use "
+                "integrator='energy-momentum' or set damping to 0."
+            )
         elif contact is not None and not isinstance(contact, ContactScene):
             message = f"contact must be a ContactScene, got {type(contact).__name__}."
         raise_collectively(comm, message)
@@ -158,7 +170,7 @@ class DynamicProblem:
         self._monitors = tuple(monitors)
         if integrator == "energy-momentum":
             self._integrator: Integrator = EnergyMomentum(
-                rod, supports, timed, mass=mass, models=models
+                rod, supports, timed, mass=mass, models=models, damping=float(damping)
             )
         else:
             self._integrator = GeneralizedAlpha(
@@ -483,6 +495,9 @@ class DynamicProblem:
             )
         raise_collectively(comm, message)
         self.time, self._integrator.external_work = t, work
+        arrays = series.arrays()
+        if "viscous_dissipation" in arrays:
+            self._integrator.viscous_dissipation = float(arrays["viscous_dissipation"][-1])
         self._stepper.steps = int(steps)
         self._next_dt = next_dt if next_dt > 0 else None
         self.series = series

@@ -36,7 +36,7 @@ from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.kinematics import cayley, cayley_jacobian
 from fe_rodcontact.rods.loads import EndForce, EndMoment, Load, PointForce, PointMoment, Support
-from fe_rodcontact.rods.rod import CosseratRod, reference_frames_at, scatter_to_quadrature
+from fe_rodcontact.rods.rod import CosseratRod, scatter_to_quadrature
 from fe_rodcontact.rods.supports import SupportConditions
 from fe_rodcontact.stepping.consistent_start import (
     StartProjection,
@@ -93,6 +93,8 @@ class Integrator(Scheme):
         loads: Loads with time histories.
         mass: ``"consistent"`` or ``"lumped"`` (nodal quadrature) translational mass.
         models: The contact models of the problem (their UFL terms join the residual).
+        damping: Retardation time η ≥ 0 of Kelvin–Voigt damping of the strains (schemes that
+            support it: energy–momentum); 0 for none.
     """
 
     increment = "cayley"
@@ -110,10 +112,14 @@ class Integrator(Scheme):
         *,
         mass: str = "consistent",
         models: Sequence[ContactModel] = (),
+        damping: float = 0.0,
     ):
         if mass not in ("consistent", "lumped"):
             raise InputError(f"mass must be 'consistent' or 'lumped', got {mass!r}.")
         self._rod = rod
+        self._damping = dolfinx.fem.Constant(rod.mesh, float(damping))
+        self.viscous_dissipation = 0.0
+        """The energy the Kelvin–Voigt damping has taken so far (never negative)."""
         self._models = tuple(models)
         self._supports = SupportConditions(rod, supports, "cayley")
         self._floor = RoundOffFloor(rod)
@@ -124,6 +130,7 @@ class Integrator(Scheme):
         mesh = rod.mesh
         vector_space = rod.displacement.function_space
         self.previous_displacement = dolfinx.fem.Function(vector_space, name="u_n")
+        self.previous_displacement.x.array[:] = rod.displacement.x.array  # a deformed start
         self.velocity = dolfinx.fem.Function(vector_space, name="velocity")
         # Rotational inertia uses a full Gauss rule (2p): a reduced rule would leave
         # alternating nodal rotations massless and spoil the order of the scheme.
@@ -191,10 +198,12 @@ class Integrator(Scheme):
         )
 
     def _set_inertia_frames(self) -> None:
-        """Λ₀ at the inertia points: the rod's geodesic reference frames within each cell."""
-        scatter_to_quadrature(
-            self.inertia_rotation, reference_frames_at(self._rod.rods, self._inertia_points)
-        )
+        """Λₙ at the inertia points: the geodesic between the rod's nodal frames in each cell.
+
+        The reference frames for a rod that starts undeformed; the deformed start's frames
+        for one placed with :func:`~fe_rodcontact.rods.initial_state.deform_rods`.
+        """
+        scatter_to_quadrature(self.inertia_rotation, self._rod.frames_at(self._inertia_points))
 
     # -- pieces for subclasses -----------------------------------------------------------------
     @property
@@ -372,7 +381,12 @@ class Integrator(Scheme):
         """The work of the loads and the supports over the step, then :meth:`update`."""
         self.external_work += self.external_power()
         self.external_work += self.support_work(residual, self.bcs)
+        self.viscous_dissipation += self.step_dissipation()
         self.update()
+
+    def step_dissipation(self) -> float:
+        """The energy the step's damping takes, at the converged step (none by default)."""
+        return 0.0
 
     def prepare(self, t: float, dt: float) -> None:
         """Set Δt and the load factors; predict uₙ₊₁ = uₙ + Δt vₙ, τ = 0."""
@@ -524,6 +538,7 @@ class Integrator(Scheme):
         return {
             "kinetic_energy": float(values["kinetic_energy"]),
             "elastic_energy": float(values["elastic_energy"]),
+            "viscous_dissipation": self.viscous_dissipation,
             "linear_momentum": np.array([values[f"linear_momentum_{i}"] for i in range(3)]),
             "angular_momentum": np.array([values[f"angular_momentum_{i}"] for i in range(3)]),
         }

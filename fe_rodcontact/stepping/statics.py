@@ -114,7 +114,7 @@ def check_supports_and_contacts(
     groups = rigid_groups(rod)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     size = 6 * len(groups)
-    x = rod.gather_nodal_coordinates()
+    x = rod.gather_nodal_coordinates() + rod.gather_nodal(rod.displacement)  # where it starts
     rows: list[npt.NDArray[np.float64]] = []
 
     def fixed(point: npt.NDArray[np.float64], c: int, group: int, sign: float) -> None:

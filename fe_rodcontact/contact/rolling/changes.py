@@ -362,8 +362,9 @@ def points_settled(
     :data:`SETTLED_SHIFT` of an element (the points no longer improve it: the solve's round-off,
     about 1e-13 (R_a+R_b) per step). A change that stops halving while the points still move is
     convergence that is not monotone (measured: 4.8e-5, 1.5e-9, 1.4e-9 (R_a+R_b) with the points
-    moving 1.7e-8 of an element in the third solve), not the end of it. The other contacts (impacts, fixed
-    points) have settled when their points move by at most :data:`SETTLED_SHIFT` of an element.
+    moving 1.7e-8 of an element in the third solve), not the end of it. The other contacts
+    (impacts, fixed points) have settled when their points move by at most
+    :data:`SETTLED_SHIFT` of an element.
 
     Args:
         gap_change: |gₙ₊₁ − gₙ| / (R_a+R_b) of each active contact after the solve.
