@@ -1,0 +1,50 @@
+"""Tatone's bodies: rigid and affine bodies, their shapes, and their contact with planes.
+
+Small ODE systems in numpy (no DOLFINx, no PETSc), computed redundantly on every MPI rank.
+Modules: :mod:`~fe_rodcontact.bodies.shapes` (paragon shapes: volume, Euler tensor, boundary
+quadrature), :mod:`~fe_rodcontact.bodies.materials` (compressible Mooney–Rivlin),
+:mod:`~fe_rodcontact.bodies.plane_contact` (the contact laws over the boundary),
+:mod:`~fe_rodcontact.bodies.body` (the base class and the energy account),
+:mod:`~fe_rodcontact.bodies.rigid` and :mod:`~fe_rodcontact.bodies.affine` (the bodies and
+their energy–momentum steps), :mod:`~fe_rodcontact.bodies.newton` (the step's Newton solve),
+:mod:`~fe_rodcontact.bodies.simulation` (stepping to an end time, the time series).
+See ``docs/bodies.md``.
+"""
+
+from fe_rodcontact.bodies.affine import AffineBody
+from fe_rodcontact.bodies.body import Body, Energies, StepReport
+from fe_rodcontact.bodies.materials import MooneyRivlin
+from fe_rodcontact.bodies.plane_contact import PlaneContact, StepForces
+from fe_rodcontact.bodies.rigid import RigidBody
+from fe_rodcontact.bodies.shapes import (
+    Box,
+    Disc,
+    RoundedCube,
+    Shape,
+    Sphere,
+    SurfaceQuadrature,
+    Top,
+    boundary_moments,
+)
+from fe_rodcontact.bodies.simulation import History, advance
+
+__all__ = [
+    "AffineBody",
+    "Body",
+    "Box",
+    "Disc",
+    "Energies",
+    "History",
+    "MooneyRivlin",
+    "PlaneContact",
+    "RigidBody",
+    "RoundedCube",
+    "Shape",
+    "Sphere",
+    "StepForces",
+    "StepReport",
+    "SurfaceQuadrature",
+    "Top",
+    "advance",
+    "boundary_moments",
+]

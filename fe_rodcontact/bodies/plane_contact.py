@@ -1,0 +1,175 @@
+"""Contact of a body's surface with a fixed plane by Tatone's laws, over a boundary quadrature.
+
+Every quadrature point x_k of ∂D (weight w_k) is a material point of the surface; its gap is
+``d_k = (p(x_k) − o)·n`` (A. Tatone, *Bouncing, rolling and sticking of stiff and soft bodies*:
+the distance of the body's point from the plane through o with normal n). The laws of
+:mod:`fe_rodcontact.contact.laws` give forces per unit deformed area, so the force at the
+point is the law's value times ``w_k k_k``, with k the area change (1 for a rigid body,
+``|F⁻ᵀ n_∂D| det F`` for an affine one).
+
+Over a time step from the placements ``p⁰`` to ``p¹`` (Δp = p¹ − p⁰):
+
+- the conservative law acts through its discrete gradient
+  ``D_k = (W(d¹) − W(d⁰))/(d¹ − d⁰)``: the point force ``−w_k k_k D_k n`` does work
+  ``−w_k k_k (W(d¹) − W(d⁰))`` over Δp, exactly the change of the contact energy when k is
+  constant (a rigid body);
+- the dissipative laws (damping, viscous and Coulomb friction) act with the mean velocity
+  ``Δp/h`` at the mean gap ``(d⁰ + d¹)/2``; their work over the step, ``h Σ F·v ≤ 0``, is the
+  dissipated energy (never negative, as the laws are). Coulomb friction takes the normal
+  pressure of the conservative law (``−D_k``, tension gives none).
+
+Points whose gap at the start of a step exceeds ``contact_range`` are left out of that step
+(the energy they would exchange is below ``W(contact_range)`` each); a point left out that
+comes within half the range by the end of the step rejects the step (cut it).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from fe_rodcontact import arguments
+from fe_rodcontact.contact.geometry.obstacles import Plane
+from fe_rodcontact.contact.laws import (
+    CoulombFrictionLaw,
+    DissipativeLaw,
+    GapError,
+    NormalLaw,
+)
+from fe_rodcontact.errors import InputError
+
+__all__ = ["PlaneContact", "StepForces"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+@dataclass(frozen=True)
+class StepForces:
+    """The contact forces of a time step at the selected points, and what they dissipated."""
+
+    forces: FloatArray
+    """(k, 3) forces on the points over the step (conservative + dissipative)."""
+    dissipated: float
+    """Energy the dissipative laws took over the step, ≥ 0."""
+    normal_pressure: FloatArray
+    """(k,) the conservative law's normal force per unit deformed area (positive: repulsive)."""
+    conservative_work: float
+    """Work of the conservative law's forces over the step, ``−Σ w_k k_k (W(d¹) − W(d⁰))``."""
+
+
+@dataclass(frozen=True)
+class PlaneContact:
+    """A fixed plane and the laws that act between it and a body's surface.
+
+    Attributes:
+        plane: The plane (its normal points to the side of the body); it must not move.
+        normal_law: The conservative law (repulsive, adhesive), per unit area, or None.
+        dissipative_laws: Damping, viscous friction, Coulomb friction (per unit area).
+        contact_range: Points farther than this at a step's start are skipped in that
+            step; None (default) keeps every point.
+    """
+
+    plane: Plane
+    normal_law: NormalLaw | None = None
+    dissipative_laws: Sequence[DissipativeLaw] = ()
+    contact_range: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.plane, Plane):
+            raise InputError(
+                f"PlaneContact: plane must be a Plane, got {type(self.plane).__name__}; "
+                "bodies touch planes only"
+            )
+        if self.plane.moves or self.plane.half_extents is not None:
+            raise InputError(
+                f"PlaneContact: plane {self.plane.name!r} must be fixed and unbounded for a "
+                "body (velocity (0, 0, 0), no half_extents)"
+            )
+        if self.normal_law is not None and not isinstance(self.normal_law, NormalLaw):
+            raise InputError(
+                f"PlaneContact: normal_law must be a NormalLaw (RepulsiveLaw, AdhesiveLaw), "
+                f"got {type(self.normal_law).__name__}"
+            )
+        laws = tuple(self.dissipative_laws)
+        for law in laws:
+            if not isinstance(law, DissipativeLaw):
+                raise InputError(
+                    f"PlaneContact: dissipative_laws must hold DampingLaw, FrictionLaw or "
+                    f"CoulombFrictionLaw objects, got {type(law).__name__}"
+                )
+            if isinstance(law, CoulombFrictionLaw) and self.normal_law is None:
+                raise InputError(
+                    "PlaneContact: CoulombFrictionLaw needs a normal_law for its normal force"
+                )
+        if self.normal_law is None and not laws:
+            raise InputError("PlaneContact: give a normal_law or dissipative_laws (none given)")
+        object.__setattr__(self, "dissipative_laws", laws)
+        if self.contact_range is not None:
+            arguments.positive(
+                "PlaneContact: contact_range", self.contact_range, "or None to keep every point"
+            )
+
+    @property
+    def normal(self) -> FloatArray:
+        """The plane's unit normal n."""
+        return np.asarray(self.plane.normal, dtype=float)
+
+    def gaps(self, points: FloatArray) -> FloatArray:
+        """The gaps ``(p − o)·n`` of points (k, 3)."""
+        return np.asarray((points - np.asarray(self.plane.point)) @ self.normal, dtype=float)
+
+    def energy(self, points: FloatArray, area: FloatArray) -> float:
+        """The contact energy ``Σ w_k k_k W(d_k)``; ``area`` holds ``w_k k_k`` (k,)."""
+        if self.normal_law is None:
+            return 0.0
+        return float(area @ self.normal_law.energy(self.gaps(points)))
+
+    def select(self, points: FloatArray) -> IntArray:
+        """The points this contact acts on in a step that starts at ``points`` (k, 3)."""
+        gaps = self.gaps(points)
+        if self.contact_range is None:
+            return np.arange(len(points))
+        return np.flatnonzero(gaps < self.contact_range)
+
+    def check_skipped(self, points: FloatArray, selected: IntArray) -> None:
+        """Reject a step (``GapError``) in which a skipped point came within half the range."""
+        if self.contact_range is None or len(selected) == len(points):
+            return
+        skipped = np.ones(len(points), dtype=bool)
+        skipped[selected] = False
+        closest = float(np.min(self.gaps(points[skipped]), initial=np.inf))
+        if closest < 0.5 * self.contact_range:
+            raise GapError(
+                f"PlaneContact {self.plane.name!r}: a point skipped at the step's start came "
+                f"within {closest:.3g} of the plane (contact_range {self.contact_range:.3g}); "
+                "cut the step or enlarge contact_range"
+            )
+
+    def step_forces(
+        self, start: FloatArray, end: FloatArray, dt: float, area: FloatArray
+    ) -> StepForces:
+        """The forces on points that move from ``start`` to ``end`` (k, 3) in a step ``dt``.
+
+        ``area`` (k,) holds ``w_k k_k`` at the step's midpoint.
+        """
+        n = self.normal
+        d0, d1 = self.gaps(start), self.gaps(end)
+        forces = np.zeros(start.shape)
+        pressure = np.zeros(len(start))
+        if self.normal_law is not None:
+            pressure = -self.normal_law.discrete_gradient(d0, d1)
+            forces += (area * pressure)[:, None] * n
+        work = float(np.sum(area * pressure * (d1 - d0)))
+        dissipated = 0.0
+        if self.dissipative_laws:
+            velocity = (end - start) / dt
+            mean_gap = 0.5 * (d0 + d1)
+            normals = np.broadcast_to(n, start.shape)
+            for law in self.dissipative_laws:
+                density = law.force(mean_gap, normals, velocity, normal_force=pressure)
+                force = area[:, None] * density
+                forces += force
+                dissipated -= dt * float(np.sum(force * velocity))
+        return StepForces(forces, dissipated, pressure, work)
