@@ -207,11 +207,10 @@ class AffineBody(Body):
         rate = speed + np.sqrt(float(np.linalg.norm(g)) / size) + 1e-3 * wave
         scales = np.concatenate([np.full(3, h * rate * size), np.full(9, h * rate)])
         guess = np.concatenate([h * self._v + 0.5 * h * h * g, (h * rate0).ravel()])
-        first = residual(guess)
         residual_scales = np.concatenate(
             [
-                np.full(3, m * h * rate * size + float(np.linalg.norm(first[:3]))),
-                np.full(9, float(np.max(np.abs(euler))) * rate + float(np.linalg.norm(first[3:]))),
+                np.full(3, m * rate * size),
+                np.full(9, float(np.max(np.abs(euler))) * rate),
             ]
         )
         z, iterations = solve_step(

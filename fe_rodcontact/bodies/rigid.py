@@ -236,25 +236,13 @@ class RigidBody(Body):
         rate = float(np.linalg.norm(omega)) + (speed + np.sqrt(np.linalg.norm(g) * size)) / size
         rate = rate if rate > 0 else 1e-6 / h
         unknown_scales = np.concatenate([np.full(3, h * rate * size), np.full(3, h * rate)])
-        first = residual(guess)
-        inertia_scale = float(np.max(np.abs(inertia))) / h
-        residual_scales = (
-            np.concatenate(
-                [
-                    np.full(
-                        3,
-                        m * (speed + h * float(np.linalg.norm(g)))
-                        + float(np.linalg.norm(first[:3])),
-                    ),
-                    np.full(
-                        3,
-                        float(np.linalg.norm(momentum))
-                        + float(np.linalg.norm(first[3:]))
-                        + 1e-12 * inertia_scale,
-                    ),
-                ]
-            )
-            + 1e-300
+        # momenta of that size: the residual is converged at 1e-14 of them (not of the forces
+        # at the guess, which may penetrate far into a contact)
+        residual_scales = np.concatenate(
+            [
+                np.full(3, m * rate * size),
+                np.full(3, float(np.linalg.norm(momentum)) + float(np.max(np.abs(inertia))) * rate),
+            ]
         )
         z, iterations = solve_step(residual, jacobian, guess, unknown_scales, residual_scales)
         _, dissipated, work = forces(z) if touching else (None, 0.0, 0.0)
