@@ -33,6 +33,7 @@ from fe_rodcontact import arguments
 from fe_rodcontact.bodies.body import Body, StepReport, vector3
 from fe_rodcontact.bodies.materials import MooneyRivlin
 from fe_rodcontact.bodies.newton import finite_difference, solve_step
+from fe_rodcontact.bodies.plane_contact import PlaneContact
 from fe_rodcontact.errors import ConvergenceError, InputError
 
 __all__ = ["AffineBody"]
@@ -159,31 +160,59 @@ class AffineBody(Body):
         f0, rate0, euler = self._f, self._rate, self._euler
         start = self._x + self._points @ f0.T
         selected = [c.select(start) for c in self._contacts]
+        touching = any(len(chosen) for chosen in selected)
 
-        def forces(z: FloatArray) -> tuple[FloatArray, float, float]:
-            """[f, M − vol S] over the step (12,), the dissipated energy and the contact work."""
-            shift, change = z[:3], z[3:].reshape(3, 3)
-            middle = f0 + 0.5 * change
-            inverse = np.linalg.inv(middle)
+        def material(z: FloatArray) -> tuple[FloatArray, float]:
+            """−vol S over the step (9,) and the energy the viscosity dissipates."""
+            change = z[3:].reshape(3, 3)
+            inverse = np.linalg.inv(f0 + 0.5 * change)
             stretching = 0.5 * (change @ inverse / h + (change @ inverse / h).T)
             stress = self._material.discrete_gradient(f0, f0 + change)
             stress = stress + mu * stretching @ inverse.T
             dissipated = h * volume * mu * float(np.sum(stretching * stretching))
-            total = np.concatenate([np.zeros(3), (-volume * stress).ravel()])
+            return (-volume * stress).ravel(), dissipated
+
+        def contact_points(
+            z: FloatArray,
+        ) -> list[tuple[PlaneContact, FloatArray, FloatArray, FloatArray, FloatArray]]:
+            """Each touching plane with its points' reference places, start, end and area."""
+            change = z[3:].reshape(3, 3)
+            area = self._area(f0 + 0.5 * change)
+            return [
+                (
+                    contact,
+                    self._points[chosen],
+                    start[chosen],
+                    start[chosen] + z[:3] + self._points[chosen] @ change.T,
+                    area[chosen],
+                )
+                for contact, chosen in zip(self._contacts, selected, strict=True)
+                if len(chosen)
+            ]
+
+        def forces(z: FloatArray) -> tuple[FloatArray, float, float]:
+            """[f, M − vol S] over the step (12,), the dissipated energy and the contact work."""
+            stress, dissipated = material(z)
+            total = np.concatenate([np.zeros(3), stress])
             work = 0.0
-            if any(len(chosen) for chosen in selected):
-                area = self._area(middle)
-                for contact, chosen in zip(self._contacts, selected, strict=True):
-                    if len(chosen) == 0:
-                        continue
-                    x = self._points[chosen]
-                    end = start[chosen] + shift + x @ change.T
-                    result = contact.step_forces(start[chosen], end, h, area[chosen])
-                    total[:3] += result.forces.sum(axis=0)
-                    total[3:] += (result.forces.T @ x).ravel()
-                    dissipated += result.dissipated
-                    work += result.conservative_work
+            for contact, x, begin, end, area in contact_points(z) if touching else []:
+                result = contact.step_forces(begin, end, h, area)
+                total[:3] += result.forces.sum(axis=0)
+                total[3:] += (result.forces.T @ x).ravel()
+                dissipated += result.dissipated
+                work += result.conservative_work
             return total, dissipated, work
+
+        def contact_tangent(z: FloatArray) -> FloatArray:
+            """∂(f, M)/∂(Δp_o, ΔF) with Δp_k = Δp_o + ΔF x_k (the area factor held fixed)."""
+            tangent = np.zeros((12, 12))
+            for contact, x, begin, end, area in contact_points(z):
+                k = contact.step_stiffness(begin, end, h, area)  # [k, i, a]
+                tangent[:3, :3] += k.sum(axis=0)
+                tangent[:3, 3:] += np.einsum("kia,kb->iab", k, x).reshape(3, 9)
+                tangent[3:, :3] += np.einsum("kia,kj->ija", k, x).reshape(9, 3)
+                tangent[3:, 3:] += np.einsum("kia,kb,kj->ijab", k, x, x).reshape(9, 9)
+            return tangent
 
         def residual(z: FloatArray) -> FloatArray:
             inertial = np.concatenate(
@@ -199,7 +228,11 @@ class AffineBody(Body):
         inertia_matrix[3:, 3:] = (2.0 / h) * np.kron(np.eye(3), euler)
 
         def jacobian(z: FloatArray) -> FloatArray:
-            return inertia_matrix - h * finite_difference(lambda w: forces(w)[0], z, scales)
+            stiffness = np.zeros((12, 12))
+            stiffness[3:] = finite_difference(lambda w: material(w)[0], z, scales)
+            if touching:
+                stiffness += contact_tangent(z)
+            return inertia_matrix - h * stiffness
 
         size = self.shape.size
         speed = float(np.linalg.norm(self._v)) / size + float(np.linalg.norm(rate0))

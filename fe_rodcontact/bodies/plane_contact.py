@@ -173,3 +173,38 @@ class PlaneContact:
                 forces += force
                 dissipated -= dt * float(np.sum(force * velocity))
         return StepForces(forces, dissipated, pressure, work)
+
+    def step_stiffness(
+        self, start: FloatArray, end: FloatArray, dt: float, area: FloatArray
+    ) -> FloatArray:
+        """The derivatives ``∂f_k/∂Δp_k`` (k, 3, 3) of :meth:`step_forces` in the end points.
+
+        Newton's tangent: ``−w k D'(d⁰, d¹) n⊗n`` of the conservative law (``D'`` the
+        derivative of its discrete gradient in ``d¹``), and of the dissipative laws their
+        derivatives in the velocity (÷ dt), the gap (½ n, at the mean gap) and, for Coulomb
+        friction, the normal pressure. The area factor is held fixed.
+        """
+        n = self.normal
+        d0, d1 = self.gaps(start), self.gaps(end)
+        nn = np.outer(n, n)
+        stiffness = np.zeros((len(start), 3, 3))
+        pressure = np.zeros(len(start))
+        pressure_slope = np.zeros(len(start))  # ∂(pressure)/∂d¹
+        if self.normal_law is not None:
+            pressure = -self.normal_law.discrete_gradient(d0, d1)
+            pressure_slope = -self.normal_law.discrete_gradient_derivative(d0, d1)
+            stiffness += (area * pressure_slope)[:, None, None] * nn
+        if self.dissipative_laws:
+            velocity = (end - start) / dt
+            mean_gap = 0.5 * (d0 + d1)
+            normals = np.broadcast_to(n, start.shape)
+            for law in self.dissipative_laws:
+                args = (mean_gap, normals, velocity)
+                part = law.velocity_derivative(*args, normal_force=pressure) / dt
+                gap_slope = 0.5 * law.gap_derivative(*args, normal_force=pressure)
+                if isinstance(law, CoulombFrictionLaw):
+                    slope = law.normal_force_derivative(normals, velocity, pressure)
+                    gap_slope = gap_slope + pressure_slope[:, None] * slope
+                part = part + gap_slope[:, :, None] * n[None, None, :]
+                stiffness += area[:, None, None] * part
+        return stiffness
