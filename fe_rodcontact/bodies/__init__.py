@@ -3,7 +3,8 @@
 Small ODE systems in numpy (no DOLFINx, no PETSc), computed redundantly on every MPI rank.
 Modules: :mod:`~fe_rodcontact.bodies.shapes` (paragon shapes: volume, Euler tensor, boundary
 quadrature), :mod:`~fe_rodcontact.bodies.materials` (compressible Mooney–Rivlin),
-:mod:`~fe_rodcontact.bodies.plane_contact` (the contact laws over the boundary),
+:mod:`~fe_rodcontact.bodies.plane_contact` (the contact laws over the boundary, planes),
+:mod:`~fe_rodcontact.bodies.drum` (a drum turning at a prescribed rate, touched inside),
 :mod:`~fe_rodcontact.bodies.body` (the base class and the energy account),
 :mod:`~fe_rodcontact.bodies.rigid` and :mod:`~fe_rodcontact.bodies.affine` (the bodies and
 their energy–momentum steps), :mod:`~fe_rodcontact.bodies.newton` (the step's Newton solve),
@@ -13,8 +14,9 @@ See ``docs/bodies.md``.
 
 from fe_rodcontact.bodies.affine import AffineBody
 from fe_rodcontact.bodies.body import Body, Energies, StepReport
+from fe_rodcontact.bodies.drum import Drum, DrumContact
 from fe_rodcontact.bodies.materials import MooneyRivlin
-from fe_rodcontact.bodies.plane_contact import PlaneContact, StepForces
+from fe_rodcontact.bodies.plane_contact import PlaneContact, StepForces, SurfaceContact
 from fe_rodcontact.bodies.rigid import RigidBody
 from fe_rodcontact.bodies.shapes import (
     Box,
@@ -33,6 +35,8 @@ __all__ = [
     "Body",
     "Box",
     "Disc",
+    "Drum",
+    "DrumContact",
     "Energies",
     "History",
     "MooneyRivlin",
@@ -43,6 +47,7 @@ __all__ = [
     "Sphere",
     "StepForces",
     "StepReport",
+    "SurfaceContact",
     "SurfaceQuadrature",
     "Top",
     "advance",

@@ -33,7 +33,7 @@ from fe_rodcontact import arguments
 from fe_rodcontact.bodies.body import Body, StepReport, vector3
 from fe_rodcontact.bodies.materials import MooneyRivlin
 from fe_rodcontact.bodies.newton import finite_difference, solve_step
-from fe_rodcontact.bodies.plane_contact import PlaneContact
+from fe_rodcontact.bodies.plane_contact import SurfaceContact
 from fe_rodcontact.errors import ConvergenceError, InputError
 
 __all__ = ["AffineBody"]
@@ -174,7 +174,7 @@ class AffineBody(Body):
 
         def contact_points(
             z: FloatArray,
-        ) -> list[tuple[PlaneContact, FloatArray, FloatArray, FloatArray, FloatArray]]:
+        ) -> list[tuple[SurfaceContact, FloatArray, FloatArray, FloatArray, FloatArray]]:
             """Each touching plane with its points' reference places, start, end and area."""
             change = z[3:].reshape(3, 3)
             area = self._area(f0 + 0.5 * change)
@@ -190,18 +190,19 @@ class AffineBody(Body):
                 if len(chosen)
             ]
 
-        def forces(z: FloatArray) -> tuple[FloatArray, float, float]:
+        def forces(z: FloatArray) -> tuple[FloatArray, float, float, float]:
             """[f, M − vol S] over the step (12,), the dissipated energy and the contact work."""
             stress, dissipated = material(z)
             total = np.concatenate([np.zeros(3), stress])
-            work = 0.0
+            work = supplied = 0.0
             for contact, x, begin, end, area in contact_points(z) if touching else []:
                 result = contact.step_forces(begin, end, h, area)
                 total[:3] += result.forces.sum(axis=0)
                 total[3:] += (result.forces.T @ x).ravel()
                 dissipated += result.dissipated
                 work += result.conservative_work
-            return total, dissipated, work
+                supplied += result.supplied_work
+            return total, dissipated, work, supplied
 
         def contact_tangent(z: FloatArray) -> FloatArray:
             """∂(f, M)/∂(Δp_o, ΔF) with Δp_k = Δp_o + ΔF x_k (the area factor held fixed)."""
@@ -249,14 +250,14 @@ class AffineBody(Body):
         z, iterations = solve_step(
             residual, jacobian, guess, scales, residual_scales, tolerance=1e-12
         )
-        _, dissipated, work = forces(z)
+        _, dissipated, work, supplied = forces(z)
         change = z[3:].reshape(3, 3)
         end_points = self._x + z[:3] + self._points @ (f0 + change).T
         for contact, chosen in zip(self._contacts, selected, strict=True):
             contact.check_skipped(end_points, chosen)
         if np.linalg.det(f0 + change) <= 0:
             raise ConvergenceError(f"AffineBody {self.name!r}: det F ≤ 0 after the step; cut it")
-        self._account(h, dissipated, work)
+        self._account(h, dissipated, work, supplied)
         self._x = self._x + z[:3]
         self._v = 2.0 * z[:3] / h - self._v
         self._f = f0 + change

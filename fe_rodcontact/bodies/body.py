@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
-from fe_rodcontact.bodies.plane_contact import PlaneContact
+from fe_rodcontact.bodies.plane_contact import SurfaceContact
 from fe_rodcontact.bodies.shapes import Shape
 from fe_rodcontact.errors import InputError
 
@@ -47,10 +47,11 @@ def vector3(name: str, value: npt.ArrayLike) -> FloatArray:
 class Energies:
     """A body's energies at one time (J); ``balance`` stays constant over the steps.
 
-    ``balance = kinetic + elastic + gravity + contact_start − contact_work + dissipated``: the
-    contact forces' conservative work replaces the change of the contact energy, which it
-    equals for a rigid body (for an affine body the seed's forces per unit *deformed* area
-    are not the gradient of an energy, docs/bodies.md).
+    ``balance = kinetic + elastic + gravity + contact_start − contact_work + dissipated −
+    supplied``: the contact forces' conservative work replaces the change of the contact
+    energy, which it equals for a rigid body (for an affine body the slides' forces per unit
+    *deformed* area are not the gradient of an energy, docs/bodies.md); ``supplied`` is the
+    work of moving surfaces (a turning drum) on the body.
     """
 
     kinetic: float
@@ -59,6 +60,7 @@ class Energies:
     contact: float
     dissipated: float
     contact_work: float
+    supplied: float
     balance: float
 
 
@@ -78,7 +80,7 @@ class Body(ABC):
         shape: The paragon shape (its quadrature points are the contact points).
         density: Mass density ρ > 0.
         gravity: The acceleration of gravity g (a vector; the weight is m g).
-        contacts: The planes the body may touch, with their laws.
+        contacts: The planes and drums the body may touch, with their laws.
         name: Label used in messages.
     """
 
@@ -88,7 +90,7 @@ class Body(ABC):
         density: float,
         *,
         gravity: npt.ArrayLike = (0.0, 0.0, -9.81),
-        contacts: Sequence[PlaneContact] = (),
+        contacts: Sequence[SurfaceContact] = (),
         name: str = "body",
     ) -> None:
         self._name = arguments.text("body name", name)
@@ -102,9 +104,9 @@ class Body(ABC):
         self._euler = density * shape.euler_tensor
         self._gravity = vector3(f"body {name!r}: gravity", gravity)
         for contact in contacts:
-            if not isinstance(contact, PlaneContact):
+            if not isinstance(contact, SurfaceContact):
                 raise InputError(
-                    f"body {name!r}: contacts must be PlaneContact objects, got "
+                    f"body {name!r}: contacts must be PlaneContact or DrumContact objects, got "
                     f"{type(contact).__name__}"
                 )
         self._contacts = tuple(contacts)
@@ -115,6 +117,7 @@ class Body(ABC):
         self._time = 0.0
         self._dissipated = 0.0
         self._contact_work = 0.0
+        self._supplied = 0.0
         self._contact_start: float | None = None
 
     @property
@@ -148,8 +151,8 @@ class Body(ABC):
         return self._time
 
     @property
-    def contacts(self) -> tuple[PlaneContact, ...]:
-        """The planes the body may touch."""
+    def contacts(self) -> tuple[SurfaceContact, ...]:
+        """The surfaces (planes, drums) the body may touch."""
         return self._contacts
 
     @abstractmethod
@@ -220,22 +223,33 @@ class Body(ABC):
             + self._contact_start
             - self._contact_work
             + self._dissipated
+            - self._supplied
         )
         return Energies(
-            kinetic, elastic, gravity, contact, self._dissipated, self._contact_work, balance
+            kinetic,
+            elastic,
+            gravity,
+            contact,
+            self._dissipated,
+            self._contact_work,
+            self._supplied,
+            balance,
         )
 
-    def _account(self, dt: float, dissipated: float, contact_work: float) -> None:
+    def _account(self, dt: float, dissipated: float, contact_work: float, supplied: float) -> None:
         if self._contact_start is None:
             self._contact_start = self.contact_energy()
         self._time += dt
         self._dissipated += dissipated
         self._contact_work += contact_work
+        self._supplied += supplied
 
     def _account_state(self) -> FloatArray:
         start = np.nan if self._contact_start is None else self._contact_start
-        return np.array([self._time, self._dissipated, self._contact_work, start])
+        return np.array([self._time, self._dissipated, self._contact_work, self._supplied, start])
 
     def _restore_account(self, values: FloatArray) -> None:
-        self._time, self._dissipated, self._contact_work = (float(v) for v in values[:3])
-        self._contact_start = None if np.isnan(values[3]) else float(values[3])
+        self._time, self._dissipated, self._contact_work, self._supplied = (
+            float(v) for v in values[:4]
+        )
+        self._contact_start = None if np.isnan(values[4]) else float(values[4])

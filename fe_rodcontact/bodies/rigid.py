@@ -185,12 +185,12 @@ class RigidBody(Body):
         momentum = self.angular_momentum
         inertia = self._inertia
 
-        def forces(z: FloatArray) -> tuple[FloatArray, float, float]:
+        def forces(z: FloatArray) -> tuple[FloatArray, float, float, float]:
             """Contact force and moment about p_o over the step, dissipated energy, work."""
             shift, theta = z[:3], z[3:]
             a, b = turn_factors(theta)
             total = np.zeros(6)
-            dissipated = work = 0.0
+            dissipated = work = supplied = 0.0
             for contact, chosen in zip(self._contacts, selected, strict=True):
                 if len(chosen) == 0:
                     continue
@@ -202,7 +202,8 @@ class RigidBody(Body):
                 total[3:] += cross(lever, result.forces).sum(axis=0)
                 dissipated += result.dissipated
                 work += result.conservative_work
-            return total, dissipated, work
+                supplied += result.supplied_work
+            return total, dissipated, work, supplied
 
         def inertial(z: FloatArray) -> FloatArray:
             body_end = (2.0 / h) * inertia @ (r.T @ z[3:]) - self._body_momentum
@@ -282,13 +283,13 @@ class RigidBody(Body):
             ]
         )
         z, iterations = solve_step(residual, jacobian, guess, unknown_scales, residual_scales)
-        _, dissipated, work = forces(z) if touching else (None, 0.0, 0.0)
+        _, dissipated, work, supplied = forces(z) if touching else (None, 0.0, 0.0, 0.0)
         turn = exp_map(z[3:])
         end_points = self._x + z[:3] + arms @ turn.T
         for contact, chosen in zip(self._contacts, selected, strict=True):
             contact.check_skipped(end_points, chosen)
         body_end = (2.0 / h) * inertia @ (r.T @ z[3:]) - self._body_momentum
-        self._account(h, dissipated, work)
+        self._account(h, dissipated, work, supplied)
         velocity = 2.0 * z[:3] / h - self._v
         self._accelerations = np.concatenate(
             [

@@ -21,7 +21,16 @@ __all__ = ["History", "advance"]
 
 FloatArray = npt.NDArray[np.float64]
 
-ENERGIES = ("kinetic", "elastic", "gravity", "contact", "dissipated", "contact_work", "balance")
+ENERGIES = (
+    "kinetic",
+    "elastic",
+    "gravity",
+    "contact",
+    "dissipated",
+    "contact_work",
+    "supplied",
+    "balance",
+)
 
 
 @dataclass
@@ -29,7 +38,8 @@ class History:
     """The time series of a run: one row per accepted step (and the start).
 
     ``series`` holds ``t``, ``position`` (the centroid p_o), the energies (``kinetic``,
-    ``elastic``, ``gravity``, ``contact``, ``dissipated``, ``contact_work``, ``balance``), the
+    ``elastic``, ``gravity``, ``contact``, ``dissipated``, ``contact_work``, ``supplied``,
+    ``balance``), the
     Newton ``iterations`` of each step and what ``observe`` returned.
     """
 
