@@ -5,6 +5,7 @@ Modules: :mod:`~fe_rodcontact.bodies.shapes` (paragon shapes: volume, Euler tens
 quadrature), :mod:`~fe_rodcontact.bodies.materials` (compressible Mooney–Rivlin),
 :mod:`~fe_rodcontact.bodies.plane_contact` (the contact laws over the boundary, planes),
 :mod:`~fe_rodcontact.bodies.drum` (a drum turning at a prescribed rate, touched inside),
+:mod:`~fe_rodcontact.bodies.rolling` (no-slip rolling on a plane, a multiplier),
 :mod:`~fe_rodcontact.bodies.body` (the base class and the energy account),
 :mod:`~fe_rodcontact.bodies.rigid` and :mod:`~fe_rodcontact.bodies.affine` (the bodies and
 their energy–momentum steps), :mod:`~fe_rodcontact.bodies.newton` (the step's Newton solve),
@@ -18,6 +19,7 @@ from fe_rodcontact.bodies.drum import Drum, DrumContact
 from fe_rodcontact.bodies.materials import MooneyRivlin
 from fe_rodcontact.bodies.plane_contact import PlaneContact, StepForces, SurfaceContact
 from fe_rodcontact.bodies.rigid import RigidBody
+from fe_rodcontact.bodies.rolling import RollingOnPlane
 from fe_rodcontact.bodies.shapes import (
     Box,
     Disc,
@@ -42,6 +44,7 @@ __all__ = [
     "MooneyRivlin",
     "PlaneContact",
     "RigidBody",
+    "RollingOnPlane",
     "RoundedCube",
     "Shape",
     "Sphere",

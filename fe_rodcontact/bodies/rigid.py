@@ -30,6 +30,7 @@ import numpy.typing as npt
 from fe_rodcontact import arguments
 from fe_rodcontact.bodies.body import Body, StepReport, vector3
 from fe_rodcontact.bodies.newton import solve_step
+from fe_rodcontact.bodies.rolling import RollingOnPlane
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.rotations import exp_map, skew
 
@@ -79,6 +80,8 @@ class RigidBody(Body):
         rotation: R at the start (3×3 rotation), default I.
         velocity: ṗ_o at the start.
         angular_velocity: the spatial angular velocity ω at the start (``Ṙ Rᵀ = [ω]×``).
+        rolling: A round part that rolls without slip on a plane (three multiplier rows,
+            :mod:`~fe_rodcontact.bodies.rolling`); the start must roll.
         **options: ``gravity``, ``contacts``, ``name`` (:class:`~fe_rodcontact.bodies.body.Body`).
     """
 
@@ -91,6 +94,7 @@ class RigidBody(Body):
         rotation: npt.ArrayLike | None = None,
         velocity: npt.ArrayLike = (0.0, 0.0, 0.0),
         angular_velocity: npt.ArrayLike = (0.0, 0.0, 0.0),
+        rolling: RollingOnPlane | None = None,
         **options: object,
     ) -> None:
         super().__init__(shape, density, **options)  # type: ignore[arg-type]
@@ -110,6 +114,12 @@ class RigidBody(Body):
         omega = vector3(f"{where}: angular_velocity", angular_velocity)
         self._body_momentum = self._inertia @ (r.T @ omega)
         self._accelerations = np.zeros(6)  # of the last step (less gravity): the next guess
+        if rolling is not None and not isinstance(rolling, RollingOnPlane):
+            raise InputError(f"{where}: rolling must be a RollingOnPlane, got {rolling!r}")
+        self._rolling = rolling
+        self._multiplier = np.zeros(3)
+        if rolling is not None:
+            rolling.check_start(where, self._x, r, self._v, omega, self.shape.size)
 
     @property
     def position(self) -> FloatArray:  # noqa: D102
@@ -141,6 +151,11 @@ class RigidBody(Body):
         return self._r @ self._body_momentum
 
     @property
+    def rolling_force(self) -> FloatArray:
+        """The plane's force λ at the rolling contact over the last step (zero if none)."""
+        return self._multiplier.copy()
+
+    @property
     def linear_momentum(self) -> FloatArray:
         """The linear momentum m ṗ_o."""
         return self.mass * self._v
@@ -165,12 +180,14 @@ class RigidBody(Body):
             self._r.copy(),
             self._body_momentum.copy(),
             self._accelerations.copy(),
+            self._multiplier.copy(),
             self._account_state(),
         )
 
     def restore(self, saved: tuple[FloatArray, ...]) -> None:  # noqa: D102
-        x, v, r, momentum, accelerations, account = saved
+        x, v, r, momentum, accelerations, multiplier, account = saved
         self._accelerations = accelerations.copy()
+        self._multiplier = multiplier.copy()
         self._x, self._v, self._r = x.copy(), v.copy(), r.copy()
         self._body_momentum = momentum.copy()
         self._restore_account(account)
@@ -184,6 +201,7 @@ class RigidBody(Body):
         touching = any(len(chosen) for chosen in selected)
         momentum = self.angular_momentum
         inertia = self._inertia
+        rolling = self._rolling
 
         def forces(z: FloatArray) -> tuple[FloatArray, float, float, float]:
             """Contact force and moment about p_o over the step, dissipated energy, work."""
@@ -242,11 +260,38 @@ class RigidBody(Body):
                 ).sum(axis=0)
             return tangent
 
-        def residual(z: FloatArray) -> FloatArray:
+        def residual6(z: FloatArray) -> FloatArray:
             return inertial(z) - h * forces(z)[0] if touching else inertial(z)
 
+        def lever(theta: FloatArray) -> FloatArray:
+            """The rolling contact's lever ℓ at the step's midpoint rotation."""
+            assert rolling is not None
+            return 0.5 * (rolling.lever(r) + rolling.lever(exp_map(theta) @ r))
+
+        def residual(z: FloatArray) -> FloatArray:
+            if rolling is None:
+                return residual6(z)
+            arm, force = lever(z[3:6]), z[6:]
+            dynamics = residual6(z[:6])
+            dynamics[:3] -= h * force
+            dynamics[3:] -= h * cross(arm, force)
+            rows = (m / h) * (z[:3] + cross(z[3:6], arm))
+            return np.concatenate([dynamics, rows])
+
         def jacobian(z: FloatArray) -> FloatArray:
-            turn_body = r.T @ z[3:]
+            if rolling is None:
+                return jacobian6(z)
+            arm = lever(z[3:6])
+            matrix = np.zeros((9, 9))
+            matrix[:6, :6] = jacobian6(z[:6])
+            matrix[:3, 6:] = -h * np.eye(3)
+            matrix[3:6, 6:] = -h * skew(arm)
+            matrix[6:, :3] = (m / h) * np.eye(3)
+            matrix[6:, 3:6] = -(m / h) * skew(arm)  # ℓ's own change left out (inexact tangent)
+            return matrix
+
+        def jacobian6(z: FloatArray) -> FloatArray:
+            turn_body = r.T @ z[3:6]
             body_end = (2.0 / h) * inertia @ turn_body - self._body_momentum
             turn = exp_map(turn_body)
             matrix = np.zeros((6, 6))
@@ -282,7 +327,15 @@ class RigidBody(Body):
                 np.full(3, float(np.linalg.norm(momentum)) + float(np.max(np.abs(inertia))) * rate),
             ]
         )
+        if rolling is not None:
+            guess = np.concatenate([guess, self._multiplier])
+            force_scale = m * (float(np.linalg.norm(g)) + rate * rate * size)
+            unknown_scales = np.concatenate([unknown_scales, np.full(3, force_scale)])
+            residual_scales = np.concatenate([residual_scales, np.full(3, m * rate * size)])
         z, iterations = solve_step(residual, jacobian, guess, unknown_scales, residual_scales)
+        if rolling is not None:
+            self._multiplier = z[6:].copy()
+            z = z[:6]
         _, dissipated, work, supplied = forces(z) if touching else (None, 0.0, 0.0, 0.0)
         turn = exp_map(z[3:])
         end_points = self._x + z[:3] + arms @ turn.T
