@@ -2,8 +2,9 @@
 
 :func:`advance` takes steps of ``dt`` and lands on ``t_end``; a step whose Newton solve fails
 or whose iterate penetrates a plane (a power law meets a gap ≤ 0) is undone and retried with
-half the step, down to ``min_dt``; after ``4`` easy steps at a reduced size the step doubles
-again towards ``dt``. Every accepted step is recorded (:class:`History`).
+half the step, down to ``min_dt``; after 4 steps at a reduced size, the last of which took
+≤ 8 Newton iterations, the step doubles again towards ``dt``. Every accepted step is
+recorded (:class:`History`).
 """
 
 from collections.abc import Callable
@@ -117,6 +118,6 @@ def advance(
             continue
         history.append(_row(body, report.iterations, observe))
         easy += 1
-        if h < largest and easy >= 4 and report.iterations <= 4:
+        if h < largest and easy >= 4 and report.iterations <= 8:
             h, easy = min(2.0 * h, largest), 0
     return history
