@@ -26,6 +26,8 @@ so their work is not the change of an energy (k changes with F); the energy acco
 their work (:class:`~fe_rodcontact.bodies.body.Energies`).
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -34,6 +36,7 @@ from fe_rodcontact.bodies.body import Body, StepReport, vector3
 from fe_rodcontact.bodies.materials import MooneyRivlin
 from fe_rodcontact.bodies.newton import solve_step
 from fe_rodcontact.bodies.plane_contact import SurfaceContact
+from fe_rodcontact.bodies.shapes import Shape
 from fe_rodcontact.errors import ConvergenceError, InputError
 
 __all__ = ["AffineBody"]
@@ -53,12 +56,14 @@ class AffineBody(Body):
         deformation: F at the start (det F > 0), default I.
         velocity: ṗ_o at the start.
         deformation_rate: Ḟ at the start (``[ω]× F`` spins it rigidly), default 0.
-        **options: ``gravity``, ``contacts``, ``name`` (:class:`~fe_rodcontact.bodies.body.Body`).
+        gravity: The acceleration of gravity g (the weight is m g).
+        contacts: The planes and drums the body may touch, with their laws.
+        name: Label used in messages.
     """
 
     def __init__(
         self,
-        shape: object,
+        shape: Shape,
         density: float,
         material: MooneyRivlin,
         *,
@@ -67,9 +72,11 @@ class AffineBody(Body):
         deformation: npt.ArrayLike | None = None,
         velocity: npt.ArrayLike = (0.0, 0.0, 0.0),
         deformation_rate: npt.ArrayLike | None = None,
-        **options: object,
+        gravity: npt.ArrayLike = (0.0, 0.0, -9.81),
+        contacts: Sequence[SurfaceContact] = (),
+        name: str = "body",
     ) -> None:
-        super().__init__(shape, density, **options)  # type: ignore[arg-type]
+        super().__init__(shape, density, gravity=gravity, contacts=contacts, name=name)
         where = f"AffineBody {self.name!r}"
         if not isinstance(material, MooneyRivlin):
             raise InputError(f"{where}: material must be a MooneyRivlin, got {material!r}")

@@ -24,13 +24,17 @@ energy (:mod:`~fe_rodcontact.bodies.plane_contact`) the total energy is conserve
 solver tolerance, less what damping and friction dissipate.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
 from fe_rodcontact.bodies.body import Body, StepReport, vector3
 from fe_rodcontact.bodies.newton import solve_step
+from fe_rodcontact.bodies.plane_contact import SurfaceContact
 from fe_rodcontact.bodies.rolling import RollingOnPlane
+from fe_rodcontact.bodies.shapes import Shape
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.rotations import exp_map, skew
 
@@ -82,12 +86,14 @@ class RigidBody(Body):
         angular_velocity: the spatial angular velocity ω at the start (``Ṙ Rᵀ = [ω]×``).
         rolling: A round part that rolls without slip on a plane (three multiplier rows,
             :mod:`~fe_rodcontact.bodies.rolling`); the start must roll.
-        **options: ``gravity``, ``contacts``, ``name`` (:class:`~fe_rodcontact.bodies.body.Body`).
+        gravity: The acceleration of gravity g (the weight is m g).
+        contacts: The planes and drums the body may touch, with their laws.
+        name: Label used in messages.
     """
 
     def __init__(
         self,
-        shape: object,
+        shape: Shape,
         density: float,
         *,
         position: npt.ArrayLike = (0.0, 0.0, 0.0),
@@ -95,9 +101,11 @@ class RigidBody(Body):
         velocity: npt.ArrayLike = (0.0, 0.0, 0.0),
         angular_velocity: npt.ArrayLike = (0.0, 0.0, 0.0),
         rolling: RollingOnPlane | None = None,
-        **options: object,
+        gravity: npt.ArrayLike = (0.0, 0.0, -9.81),
+        contacts: Sequence[SurfaceContact] = (),
+        name: str = "body",
     ) -> None:
-        super().__init__(shape, density, **options)  # type: ignore[arg-type]
+        super().__init__(shape, density, gravity=gravity, contacts=contacts, name=name)
         where = f"RigidBody {self.name!r}"
         self._x = vector3(f"{where}: position", position)
         self._v = vector3(f"{where}: velocity", velocity)
