@@ -19,18 +19,18 @@ G = 9.81
 
 
 def test_free_asymmetric_body_conserves_energy_and_momentum_and_follows_euler():
-    """A torque-free box (I₁ < I₂ < I₃) over 10 s, 500 steps of 0.02 s and 1000 of 0.01 s.
+    """A torque-free box (I₁ < I₂ < I₃) over 10 s, 250 steps of 0.04 s and 500 of 0.02 s.
 
-    Energy and spatial angular momentum: ≤ 1e-10 relative (measured 7.7e-13 and 4.2e-13 at
-    dt = 0.02, 7e-14 and 3e-14 at 0.01: the solver tolerance is 1e-14 per step). Body angular
-    velocity at t = 10 s against scipy's DOP853 of Euler's equations (rtol = atol = 1e-12):
-    the scheme is second order; measured 1.29e-3 relative at dt = 0.02 and 3.2e-4 at 0.01
-    (ratio 4.0), tolerance 3e-3 and a ratio between 3.5 and 4.5.
+    Energy and spatial angular momentum: ≤ 1e-10 relative (measured 2.8e-14 and 1.2e-14 at
+    dt = 0.04, 7.7e-13 and 4.2e-13 at 0.02: the solver tolerance is 1e-14 per step). Body
+    angular velocity at t = 10 s against scipy's DOP853 of Euler's equations
+    (rtol = atol = 1e-12): the scheme is second order; measured 5.1e-3 relative at dt = 0.04
+    and 1.29e-3 at 0.02 (ratio 4.0), tolerance 1e-2 and a ratio between 3.5 and 4.5.
     """
     shape = Box((0.3, 0.2, 0.1))
     omega0 = np.array([0.5, 0.3, 4.0])
     errors = []
-    for dt in (0.02, 0.01):
+    for dt in (0.04, 0.02):
         body = RigidBody(shape, 1000.0, angular_velocity=omega0, gravity=(0, 0, 0))
         energy0, momentum0 = body.kinetic_energy(), body.angular_momentum
         steps = round(10.0 / dt)
@@ -52,7 +52,7 @@ def test_free_asymmetric_body_conserves_energy_and_momentum_and_follows_euler():
         errors.append(
             np.linalg.norm(body.body_angular_velocity - reference) / np.linalg.norm(reference)
         )
-    assert errors[0] <= 3e-3
+    assert errors[0] <= 1e-2
     assert 3.5 <= errors[0] / errors[1] <= 4.5
 
 
