@@ -19,7 +19,7 @@ def test_demo_tatone_balls(comm, shared_tmp, monkeypatch, capsys):
         "demo_tatone_balls.py",
         out,
         monkeypatch,
-        ["--points", "100", "--drop", "0.005", "--t-end", "0.05", "--dt", "2e-3"],
+        ["--points", "100", "--drop", "0.002", "--t-end", "0.03", "--dt", "2e-3"],
     )
     comm.barrier()
     data = np.load(out / "balls.npz")
