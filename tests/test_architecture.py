@@ -4,10 +4,10 @@ The layers, bottom to top (docs/architecture.md): the base modules (errors, chec
 arguments, the DOLFINx version check, expressions), ``rods`` (the model), ``solvers`` (Newton
 and the bordered solve: no rods, no contact), ``contact.geometry`` (where things touch),
 ``contact`` (the models, their laws and the scene), ``bodies`` (Tatone's rigid and affine
-bodies: they use the contact laws and the planes, and know no rods), ``stepping`` (schemes, the stepper, the
-problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the command and case
-files). The package's ``__init__`` files only re-export. Checked on the import statements of
-every module (runtime and type-checking ones).
+bodies: they use the contact laws and the planes, and know no rods), ``stepping`` (schemes,
+the stepper, the problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the
+command and case files). The package's ``__init__`` files only re-export. Checked on the
+import statements of every module (runtime and type-checking ones).
 """
 
 import ast
