@@ -120,7 +120,7 @@ def test_ball_on_slope_rolls_or_slides_by_coulomb(mu, rolls):
     the last two thirds of 0.2 s. Tolerances: rolling 1 % (measured −0.29 %: the contact is a
     patch about 1.4 mm from the plane under a 5 cm ball, and the points of the patch slip
     differently, which dissipates), slip speed ≤ 3 mm/s (ε_v = 1 mm/s sets it; measured 0.7);
-    sliding 1e-3 (measured 1.4e-4). Energy balance ≤ 1e-10 of m g R (measured 9e-16).
+    sliding 1e-3 (measured 1.4e-4). Energy balance ≤ 1e-10 of m g R (measured 1.1e-15).
     """
     radius, slope = 0.05, 0.3
     normal = np.array([np.sin(slope), 0.0, np.cos(slope)])
@@ -194,7 +194,7 @@ def test_heavy_top_precesses_at_the_closed_form_rate():
     Ω (I₃ ω₃ − I₁ Ω cos θ) = m g l (6.769 rad/s; the fast-top approximation m g l/(I₃ ω₃) is
     6.551, 3.2 % lower). Measured at dt = 1e-3: −0.63 % (second order: −0.16 % at 5e-4,
     −0.04 % at 2.5e-4, over 0.2 s), tolerance 1 %; the tilt stays within 1e-3 rad of 0.3
-    (measured 6e-5), the energy to 1e-10 of the kinetic energy (measured 3e-15).
+    (measured 6e-5), the energy to 1e-10 of the kinetic energy (measured 4e-14).
     """
     top, precession, fast = steady_top(200.0, 0.3, RepulsiveLaw(1e-22))
     history = advance(top, 0.1, 1e-3, observe=lambda body: {"axis": body.rotation[:, 2]})

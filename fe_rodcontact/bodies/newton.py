@@ -1,12 +1,15 @@
 """Newton's method for the small dense systems of a body's time step.
 
-A body's step has 6 (rigid) or 12 (affine) unknowns. The bodies give the Jacobian of their
-inertia terms in closed form and take that of the forces by central differences
-(:func:`finite_difference`, two evaluations per unknown, only when a contact acts): its error,
-about 1e-10 relative, only slows the last iterations, while the converged step satisfies the
-residual to ``tolerance`` × its scale, which is what the balance laws of the step need. An
-iterate where a power law meets a gap ≤ 0 (:class:`~fe_rodcontact.contact.laws.GapError`) or
-the body inverts is pulled back halfway towards the last one.
+A body's step has 6 (rigid), 9 (rigid and rolling) or 12 (affine) unknowns. The bodies give
+the Jacobian in closed form: their inertia terms, the contact laws' tangents
+(:meth:`~fe_rodcontact.bodies.plane_contact.SurfaceContact.step_stiffness`) and the material's
+elasticity tensor, some of their smaller terms to first order in the step's rotation. An
+inexact Jacobian only slows the last iterations; the converged step satisfies the residual to
+``tolerance`` × its scale, which is what the balance laws of the step need. An iterate where
+a power law meets a gap ≤ 0 (:class:`~fe_rodcontact.contact.laws.GapError`) or the body
+inverts is pulled back halfway towards the last one, and so is one that makes the residual
+grow (up to ten times: the regularised Coulomb law is steep where the slip changes
+sign, and a full Newton step can jump across it back and forth).
 """
 
 from collections.abc import Callable
@@ -17,28 +20,9 @@ import numpy.typing as npt
 from fe_rodcontact.contact.laws import GapError
 from fe_rodcontact.errors import ConvergenceError
 
-__all__ = ["finite_difference", "solve_step"]
+__all__ = ["solve_step"]
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def finite_difference(
-    function: Callable[[FloatArray], FloatArray], z: FloatArray, scales: FloatArray
-) -> FloatArray:
-    """The Jacobian of ``function`` at z by central differences (one-sided next to a contact).
-
-    The step in entry j is ``1e-6 max(|z_j|, scales_j)``.
-    """
-    columns = []
-    for j in range(len(z)):
-        h = 1e-6 * max(abs(z[j]), scales[j])
-        e = np.zeros(len(z))
-        e[j] = h
-        try:
-            columns.append((function(z + e) - function(z - e)) / (2.0 * h))
-        except GapError:
-            columns.append((function(z) - function(z - e)) / h)
-    return np.stack(columns, axis=1)
 
 
 def solve_step(
@@ -88,6 +72,15 @@ def solve_step(
                 dz = 0.5 * dz
         else:
             raise ConvergenceError("body step: every iterate penetrates; cut the step")
+        for _ in range(10):  # backtrack while the residual grows (steep friction laws)
+            if float(np.max(np.abs(r_new) / residual_scales)) <= size:
+                break
+            trial = 0.5 * dz
+            try:
+                r_trial = residual(z + trial)
+            except (GapError, ConvergenceError):
+                break
+            dz, r_new = trial, r_trial
         z = z + dz
         r = r_new
         small = np.abs(dz) <= tolerance * np.maximum(np.abs(z), unknown_scales)
