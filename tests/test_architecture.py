@@ -3,10 +3,11 @@
 The layers, bottom to top (docs/architecture.md): the base modules (errors, checks of
 arguments, the DOLFINx version check, expressions), ``rods`` (the model), ``solvers`` (Newton
 and the bordered solve: no rods, no contact), ``contact.geometry`` (where things touch),
-``contact`` (the models, their laws and the scene), ``stepping`` (schemes, the stepper, the
-problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the command and case
-files). The package's ``__init__`` files only re-export. Checked on the import statements of
-every module (runtime and type-checking ones).
+``contact`` (the models, their laws and the scene), ``bodies`` (Tatone's rigid and affine
+bodies: they use the contact laws and the planes, and know no rods), ``stepping`` (schemes,
+the stepper, the problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the
+command and case files). The package's ``__init__`` files only re-export. Checked on the
+import statements of every module (runtime and type-checking ones).
 """
 
 import ast
@@ -26,6 +27,7 @@ LAYERS = (
     ("fe_rodcontact.solvers",),
     ("fe_rodcontact.contact.geometry",),
     ("fe_rodcontact.contact",),
+    ("fe_rodcontact.bodies",),
     ("fe_rodcontact.stepping",),
     ("fe_rodcontact.strings",),
     ("fe_rodcontact.io",),
