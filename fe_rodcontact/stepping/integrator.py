@@ -389,13 +389,7 @@ class Integrator(Scheme):
         return 0.0
 
     def prepare(self, t: float, dt: float) -> None:
-        """Set Δt and the load factors; predict uₙ₊₁ = uₙ + Δt vₙ and τ = Δt ωₙ.
-
-        τ is the step's spatial incremental rotation (Λₙ₊₁ = cay(τ) Λₙ), so Δt ωₙ is its
-        first-order guess, as Δt vₙ is the displacement's (τ = 0 would predict no rotation:
-        a tumbling rod, `test_dynamics.py`'s flying spaghetti, then takes 3.98 Newton
-        iterations a step instead of 3.01).
-        """
+        """Set Δt and the load factors; predict uₙ₊₁ = uₙ + Δt vₙ, τ = 0."""
         self.dt.value = dt
         t_load = self.load_time(t, dt)
         for timed, factor in zip(self._timed_loads, self._load_factors):
@@ -404,7 +398,7 @@ class Integrator(Scheme):
         state[:, :3] = self.previous_displacement.x.array.reshape(
             -1, 3
         ) + dt * self.velocity.x.array.reshape(-1, 3)
-        state[:, 3:] = dt * self.nodal_angular_velocity.x.array.reshape(-1, 3)
+        state[:, 3:] = 0.0
 
     def external_power(self) -> float:
         """δW_ext(Δu, τ) of the converged step: the external work done over it."""
