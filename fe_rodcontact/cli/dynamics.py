@@ -49,11 +49,16 @@ def outputs(case: DynamicsCase) -> list[Output]:
     if case.output.vtx_every > 0:
         found.append(Output("rods.bp", "[output].vtx_every", folder=True))
     if case.contact is not None and case.contact.output_every > 0:
-        found.append(Output("contacts", "[contact].output_every", folder=True))
-        found.append(Output("contacts/contacts.pvd", "[contact].output_every"))
+        found.append(Output("contacts.vtkhdf", "[contact].output_every"))
     if case.contact is not None and case.contact.model == "rolling":
         found.append(Output("contacts.csv", "[contact].model = 'rolling'"))
+        found.append(Output("contacts.json", "[contact].model = 'rolling'"))
     return found
+
+
+STALE = ("contacts.vtkhdf", "contacts.csv", "contacts.json")
+"""Files of an earlier run that a fresh run removes from its output folder (a run of another
+case may not write them, and they must not pass for its results)."""
 
 
 def run_case(
@@ -78,6 +83,10 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
+    if not restart and comm.rank == 0:  # nor its results (before the first is written)
+        for name in STALE:
+            (folder / name).unlink(missing_ok=True)
+    comm.barrier()
     contact = None
     if case.contact is not None:
         contact = build_contact(case.contact, rod, folder, restart=restart)
@@ -97,8 +106,8 @@ def run_case(
     )
     if restart:
         problem.read_checkpoint(checkpoint)
-    elif comm.rank == 0:
-        shutil.rmtree(checkpoint, ignore_errors=True)  # a fresh run: old frames do not belong
+    elif comm.rank == 0:  # a fresh run: an earlier run's state does not belong
+        shutil.rmtree(checkpoint, ignore_errors=True)
     comm.barrier()
     fields = None
     if case.output.vtx_every > 0:
