@@ -20,7 +20,8 @@ from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
-from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
+from fe_rodcontact.io.metadata import CONTACT_COLUMNS, SERIES_COLUMNS, write_sidecar
 from fe_rodcontact.stepping.dynamics import DynamicProblem
 from fe_rodcontact.stepping.interrupt import Interrupted
 from fe_rodcontact.stepping.recording import FieldWriter
@@ -44,6 +45,7 @@ def outputs(case: DynamicsCase) -> list[Output]:
     """What a run of ``case`` writes into its output folder."""
     found = [
         Output(case.output.series, "[output].series"),
+        Output(str(Path(case.output.series).with_suffix(".json")), "[output].series"),
         Output("checkpoint", "the checkpoint ([output].checkpoint_every, a stopped run)", True),
     ]
     if case.output.vtx_every > 0:
@@ -140,13 +142,43 @@ def run_case(
         if case.output.checkpoint_every > 0:  # the end state too: a run can be extended
             problem.write_checkpoint(checkpoint)
     finally:
-        problem.series.save(folder / case.output.series, comm)
-        for model in contact.models if contact is not None else ():
-            if isinstance(model, RollingContact):
-                model.write_records(folder / "contacts.csv")
+        _write_tables(problem, contact, folder, case.output.series)
         if fields is not None:
             fields.close()
     return folder
+
+
+def _write_tables(
+    problem: DynamicProblem, contact: ContactScene | None, folder: Path, series: str
+) -> None:
+    """The time series and the rolling contacts' table, each with its JSON description."""
+    comm = problem.rod.mesh.comm
+    rods = list(problem.rod.rods.names)
+    current = contact.current if contact is not None else None
+    obstacles = list(current.obstacle_names) if current is not None else []
+    problem.series.save(folder / series, comm)
+    write_sidecar(
+        (folder / series).with_suffix(".json"),
+        comm,
+        described=series,
+        columns=problem.series.arrays().keys(),
+        table=SERIES_COLUMNS,
+        rods=rods,
+        obstacles=obstacles,
+    )
+    for model in contact.models if contact is not None else ():
+        if isinstance(model, RollingContact):
+            model.write_records(folder / "contacts.csv")
+            columns = model.records[0].keys() if model.records else CONTACT_COLUMNS.keys()
+            write_sidecar(
+                folder / "contacts.json",
+                comm,
+                described="contacts.csv",
+                columns=columns,
+                table=CONTACT_COLUMNS,
+                rods=rods,
+                obstacles=obstacles,
+            )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,10 +27,19 @@ from fe_rodcontact.stepping.checkpoint import (
     scatter_cell_values,
 )
 
-__all__ = ["FieldWriter", "TimeSeries"]
+__all__ = ["INTEGER_SERIES", "FieldWriter", "TimeSeries"]
 
 SCALARS = ("t", "dt", "iterations", "kinetic_energy", "elastic_energy", "external_work")
 VECTORS = ("linear_momentum", "angular_momentum")
+INTEGER_SERIES = (
+    "iterations",
+    "contacts",
+    "contacts_new",
+    "contacts_released",
+    "rod_contacts",
+    "rolling_contacts",
+)
+"""Keys that count something: :meth:`TimeSeries.save` stores them as integers."""
 
 
 class TimeSeries:
@@ -74,8 +83,17 @@ class TimeSeries:
             self._rows[key] = [np.asarray(v, dtype=float) for v in arrays[key]]
 
     def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
-        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank)."""
-        save_npz(path, comm, self.arrays() if comm.rank == 0 else None)
+        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank).
+
+        The counts (:data:`INTEGER_SERIES`) are stored as integers.
+        """
+        arrays: dict[str, npt.NDArray[np.generic]] | None = None
+        if comm.rank == 0:
+            arrays = dict(self.arrays())
+            for key in INTEGER_SERIES:
+                if key in arrays and np.all(np.isfinite(arrays[key])):
+                    arrays[key] = arrays[key].astype(np.int64)
+        save_npz(path, comm, arrays)
 
 
 class FieldWriter:
