@@ -626,13 +626,18 @@ class RollingContact(ContactModel):
 
         The number of contacts, largest slip velocity, gap error and cone ratio of the last
         step, the energy removed by impacts so far, and the work of moving obstacles (when one
-        of the targets moves).
+        of the targets moves). Before the first step nothing has slipped over a step and no
+        force has acted: the slip and the cone ratio are 0 (NaN without a friction
+        coefficient, as after), the gap error that of ``contacts``.
         """
         out = (
             dict(self._run.last)
             if self._run.last
             else {
                 "rolling_contacts": float(self.num_multipliers // 3),
+                "max_slip": 0.0,
+                "max_gap": float(np.max(np.abs(contacts.contacts.gap), initial=0.0)),
+                "max_cone_ratio": float("nan") if self.friction_coefficient is None else 0.0,
                 "impact_energy_loss": 0.0,
                 "friction_energy_loss": 0.0,
             }
