@@ -143,7 +143,7 @@ class ContactSpec:
             smallest section radius). Rod–rod potential forces are cut off there.
         self_contact: Search each rod against itself (and, with rod_law or rolling, act on it).
         pairs: The rod pairs that may touch: ``"all"`` or a list of ``["a", "b"]`` names.
-        output_every: [steps] Write the contact points with their forces and slip
+        output_every: Write the contact points with their forces and slip
             (``contacts.vtkhdf``, one file per run) every k steps (0: never).
         law: Conservative law between rods and obstacles, ``{ name = ..., parameters }``
             (see the contact laws below; potential model).

@@ -2,7 +2,9 @@
 
 Writes into the output folder (``--out``, else the case's ``[output].folder``, relative to the
 current folder): ``series.npz`` (t, kinetic/elastic energy, external work, linear and angular
-momentum per step), ``rods.bp`` (VTX displacement and velocity every ``vtx_every`` steps) and
+momentum per step) and ``series.json`` (units, names), ``rods.bp`` (VTX from t = 0 every
+``vtx_every`` steps: displacement, velocity, angular velocity, rotation, directors, rod index),
+with contact ``contacts.vtkhdf`` (the contact points, forces and slip) and
 ``checkpoint/`` (every ``checkpoint_every`` steps and at the end, on a failed step, and on
 Ctrl-C or SIGTERM); with rolling contact, what the consistent start took from initial
 velocities that slip is printed (docs/rolling.md, *A consistent start*);
@@ -22,6 +24,7 @@ from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.io.metadata import CONTACT_COLUMNS, SERIES_COLUMNS, write_sidecar
+from fe_rodcontact.io.rods import DynamicFields
 from fe_rodcontact.stepping.dynamics import DynamicProblem
 from fe_rodcontact.stepping.interrupt import Interrupted
 from fe_rodcontact.stepping.recording import FieldWriter
@@ -113,15 +116,22 @@ def run_case(
     comm.barrier()
     fields = None
     if case.output.vtx_every > 0:
+        written = DynamicFields(
+            rod, problem.integrator.velocity, problem.integrator.nodal_angular_velocity
+        )
         fields = FieldWriter(
             comm,
             folder / "rods.bp",
-            [rod.displacement, problem.integrator.velocity],
+            written.functions,
             every=case.output.vtx_every,
             frames=checkpoint / "frames",
+            update=written.update,
+            dt=case.time.dt,
         )
         if restart:
             fields.replay(problem.steps)
+        else:
+            fields.write(0, 0.0)  # the start
     try:
         problem.solve(
             case.time.t_end,
