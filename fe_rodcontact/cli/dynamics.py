@@ -13,6 +13,7 @@ velocities that slip is printed (docs/rolling.md, *A consistent start*);
 
 import argparse
 import shutil
+import time
 from pathlib import Path
 
 from mpi4py import MPI
@@ -20,6 +21,7 @@ from mpi4py import MPI
 from fe_rodcontact.cli.case import load_case
 from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
+from fe_rodcontact.cli.feedback import add_feedback_flags, say_done
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import ContactScene, RollingContact
@@ -40,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("case", type=Path, help="TOML case file")
     parser.add_argument("--out", type=Path, default=None, help="output folder (overrides the case)")
     parser.add_argument("--restart", action="store_true", help="continue from the checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
+    add_feedback_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -194,6 +196,7 @@ def _write_tables(
 def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
+    started = time.perf_counter()
     case = load_case(args.case, DynamicsCase)
     try:
         folder = run_case(
@@ -202,13 +205,12 @@ def run(args: argparse.Namespace) -> int:
             args.case.resolve().parent,
             args.out,
             restart=args.restart,
-            progress=not args.no_progress,
+            progress=not args.quiet,
         )
     except Interrupted as stop:
         again = ["fe-rodcontact", "dynamics", str(args.case), "--restart"]
         if args.out is not None:
             again += ["--out", str(args.out)]
         raise Interrupted(stop.signum, f"{stop} Continue with: {' '.join(again)}") from None
-    if comm.rank == 0:
-        print(f"fe-rodcontact dynamics: results in {folder}", flush=True)
+    say_done("dynamics", folder, started, comm)
     return 0
