@@ -100,7 +100,7 @@ class ContactScene:
             radius lies flat on it (line contact).
         skin: Extra distance of the search's candidate list (default: the margin).
         output: Where the contacts of accepted steps are written (e.g.
-            :class:`~fe_rodcontact.io.contact_points.ContactPointWriter`).
+            ``fe_rodcontact.io.contact_series.ContactSeriesWriter``).
         output_every: Steps between written configurations (0: none).
     """
 
@@ -154,7 +154,7 @@ class ContactScene:
             message = f"output_every must be an integer >= 0, got {output_every!r}."
         elif output is not None and not isinstance(output, ContactOutput):
             message = (
-                f"output must be a ContactOutput (e.g. ContactPointWriter), got "
+                f"output must be a ContactOutput (e.g. ContactSeriesWriter), got "
                 f"{type(output).__name__}."
             )
         raise_collectively(rods.comm, message)
