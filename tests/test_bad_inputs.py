@@ -636,7 +636,7 @@ def _short_series(arrays):
 
 
 def _nan_field(arrays):
-    arrays["field_0"] = np.full_like(arrays["field_0"], np.nan)
+    arrays["field_state"] = np.full_like(arrays["field_state"], np.nan)
 
 
 STATE = "checkpoint/state.npz"
@@ -649,7 +649,7 @@ DAMAGES = [
     ("records-table", STATE, lambda p: _rewrite(p, _fewer_columns), r"checkpoint .*state\.npz is damaged \(ValueError"),
     ("contact-set", STATE, lambda p: _rewrite(p, _short_gap), r"state\.npz is damaged .*gap has 1 rows"),
     ("series-rows", STATE, lambda p: _rewrite(p, _short_series), r"state\.npz is damaged .*1 rows of the time series for 2 steps"),
-    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 0 holds values that are not finite"),
+    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 'state' holds values that are not finite"),
     ("contact-series-gone", "contacts.vtkhdf", lambda p: p.unlink(), r"cannot continue the contact points in .*contacts\.vtkhdf"),
 ]  # fmt: skip
 
