@@ -14,6 +14,7 @@ velocities that slip is printed (docs/rolling.md, *A consistent start*);
 import argparse
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from mpi4py import MPI
@@ -173,7 +174,7 @@ def _write_tables(
         (folder / series).with_suffix(".json"),
         comm,
         described=series,
-        columns=problem.series.arrays().keys(),
+        columns=_in_order(problem.series.arrays().keys(), SERIES_COLUMNS),
         table=SERIES_COLUMNS,
         rods=rods,
         obstacles=obstacles,
@@ -191,6 +192,12 @@ def _write_tables(
                 rods=rods,
                 obstacles=obstacles,
             )
+
+
+def _in_order(keys: Iterable[str], table: dict[str, tuple[str, str]]) -> list[str]:
+    """``keys`` in the order of ``table``, then the rest sorted (the same after a restart)."""
+    keys = set(keys)
+    return [k for k in table if k in keys] + sorted(keys - table.keys())
 
 
 def run(args: argparse.Namespace) -> int:
