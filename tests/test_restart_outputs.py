@@ -3,7 +3,8 @@
 Driven through the command line (``fe-rodcontact dynamics`` and ``--restart``, subprocesses with
 timeouts) on the rod-on-slope case (potential contact with damping and friction, 4 elements,
 16 steps): the time series (``dissipated_energy`` included), every array of the contact points'
-time series ``contacts.vtkhdf`` (read with h5py), and the frames of ``rods.bp``.
+time series ``contacts.vtkhdf`` (read with h5py), ``series.json``, and the frames of
+``rods.bp`` (their count, and their values as stored in ``checkpoint/frames``).
 
 The step is 2⁻¹⁰, so every time is a binary number and a shorter run's last step lands on the
 same time as the longer run's: the runs differ only by their interruption. Serially a restart
@@ -101,6 +102,22 @@ def _compare(full: Path, cut: Path, rtol: float) -> None:
         else:
             assert np.array_equal(values, other, equal_nan=values.dtype.kind == "f"), key
     assert _bp_steps(cut / "rods.bp") == _bp_steps(full / "rods.bp") == 5  # t = 0, 4 ... 16
+    assert (cut / "series.json").read_text() == (full / "series.json").read_text()
+    frames = sorted(p.name for p in (full / "checkpoint" / "frames").glob("frame_*.npz"))
+    assert len(frames) == 5
+    assert sorted(p.name for p in (cut / "checkpoint" / "frames").glob("frame_*.npz")) == frames
+    for name in frames:  # what rods.bp holds, frame by frame
+        x, y = (
+            np.load(full / "checkpoint" / "frames" / name),
+            np.load(cut / "checkpoint" / "frames" / name),
+        )
+        assert x.files == y.files and "d1" in x.files and "angular_velocity" in x.files
+        for key in x.files:
+            assert (
+                np.allclose(x[key], y[key], rtol=0, atol=rtol * 10)
+                if rtol
+                else np.array_equal(x[key], y[key])
+            ), (name, key)
 
 
 def test_restart_after_a_kill_equals_the_uninterrupted_run(uninterrupted, tmp_path):
