@@ -107,7 +107,7 @@ BAD = [
     ("scene-centreline", lambda rod: ContactScene(rod, centreline=3), r"unknown centreline 3"),
     ("scene-line-points", lambda rod: ContactScene(rod, line_points=0), r"line_points must be a positive integer"),
     ("scene-output-every", lambda rod: ContactScene(rod, output_every=-1), r"output_every must be an integer >= 0"),
-    ("scene-output", lambda rod: ContactScene(rod, output=3), r"output must be a ContactOutput \(e\.g\. ContactPointWriter\), got int"),
+    ("scene-output", lambda rod: ContactScene(rod, output=3), r"output must be a ContactOutput \(e\.g\. ContactSeriesWriter\), got int"),
     ("scene-exclusion", lambda rod: problem(rod, scene(rod, "self", exclusion="x")), r"self-contact exclusion must be a number, got 'x'"),
     ("scene-line-angle", lambda rod: problem(rod, scene(rod, "rods", line_angle=float("nan"))), r"line_angle must be finite"),
     ("scene-flat-tolerance", lambda rod: problem(rod, scene(rod, "rods", flat_tolerance=-1.0)), r"flat_tolerance must be non-negative"),

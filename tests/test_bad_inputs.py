@@ -531,8 +531,7 @@ OUTPUTS_IN_THE_WAY = [
     ("checkpoint-file", "dynamics", DYNAMICS, "checkpoint", "file", r"the checkpoint .*checkpoint is a file, but the run writes a folder"),
     ("rods-bp-file", "dynamics", DYNAMICS.replace("vtx_every = 0", "vtx_every = 1"), "rods.bp", "file", r"\[output\]\.vtx_every: .*rods\.bp is a file"),
     ("contacts-csv-folder", "dynamics", ROLLING, "contacts.csv", "folder", r"\[contact\]\.model = 'rolling': .*contacts\.csv is a folder"),
-    ("contacts-file", "dynamics", ROLLING, "contacts", "file", r"\[contact\]\.output_every: .*contacts is a file"),
-    ("contacts-pvd-folder", "dynamics", ROLLING, "contacts/contacts.pvd", "folder", r"\[contact\]\.output_every: .*contacts\.pvd is a folder"),
+    ("contacts-vtkhdf-folder", "dynamics", ROLLING, "contacts.vtkhdf", "folder", r"\[contact\]\.output_every: .*contacts\.vtkhdf is a folder"),
     ("statics-npz-folder", "statics", STATICS, "statics.npz", "folder", r"the results: .*statics\.npz is a folder"),
     ("statics-bp-file", "statics", STATICS.replace("vtx = false", "vtx = true"), "rods.bp", "file", r"\[output\]\.vtx: .*rods\.bp is a file"),
     ("statics-vtu-folder", "statics", STATICS.replace("vtu = false", "vtu = true"), "rods.vtu", "folder", r"\[output\]\.vtu: .*rods\.vtu is a folder"),
@@ -637,7 +636,7 @@ def _short_series(arrays):
 
 
 def _nan_field(arrays):
-    arrays["field_0"] = np.full_like(arrays["field_0"], np.nan)
+    arrays["field_state"] = np.full_like(arrays["field_state"], np.nan)
 
 
 STATE = "checkpoint/state.npz"
@@ -650,8 +649,8 @@ DAMAGES = [
     ("records-table", STATE, lambda p: _rewrite(p, _fewer_columns), r"checkpoint .*state\.npz is damaged \(ValueError"),
     ("contact-set", STATE, lambda p: _rewrite(p, _short_gap), r"state\.npz is damaged .*gap has 1 rows"),
     ("series-rows", STATE, lambda p: _rewrite(p, _short_series), r"state\.npz is damaged .*1 rows of the time series for 2 steps"),
-    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 0 holds values that are not finite"),
-    ("contact-frame-gone", "contacts/contacts_000001.vtu", lambda p: p.unlink(), r"contacts_000001\.vtu is missing"),
+    ("field-not-finite", STATE, lambda p: _rewrite(p, _nan_field), r"state\.npz is damaged: field 'state' holds values that are not finite"),
+    ("contact-series-gone", "contacts.vtkhdf", lambda p: p.unlink(), r"cannot continue the contact points in .*contacts\.vtkhdf"),
 ]  # fmt: skip
 
 

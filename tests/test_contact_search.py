@@ -432,12 +432,12 @@ def test_contact_point_output(comm, shared_tmp):
             u, lambda x, step=step: np.where(np.isclose(x[2], 0.21), [[0.3 * step], [0], [0]], 0.0)
         )
         snapshot = tracker.update(step, 0.5 * step)
-        writer.write(snapshot)
+        writer.write(snapshot, {})
         counts.append(len(snapshot))
     comm.barrier()
     index = (shared_tmp / "out" / "contacts.pvd").read_text()
     assert index.count("<DataSet") == 3 and 'timestep="1"' in index
-    writer.write(tracker.update(1, 0.5))  # step 1 again: replaces it, drops step 2
+    writer.write(tracker.update(1, 0.5), {})  # step 1 again: replaces it, drops step 2
     comm.barrier()
     index = (shared_tmp / "out" / "contacts.pvd").read_text()
     assert index.count("<DataSet") == 2 and 'timestep="1"' not in index

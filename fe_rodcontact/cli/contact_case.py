@@ -8,7 +8,7 @@
     centreline = "smooth"      # "smooth" (B-spline, P1 rods) or "basis" (the P1/P2 basis)
     self_contact = true        # search each rod against itself
     pairs = "all"              # or [["rodA", "rodB"], ...]
-    output_every = 1           # contact points for ParaView every k steps (0: none)
+    output_every = 1           # contact points (contacts.vtkhdf) every k steps (0: none)
     law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }   # fe_rodcontact.contact.LAWS
     damping = { coefficient = 1e-11, exponent = 8 }                    # optional
     friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
@@ -25,7 +25,7 @@
 The law, damping and friction act between every rod and every obstacle
 (:class:`~fe_rodcontact.contact.ObstaclePotential`); the scene's contact search
 (:class:`~fe_rodcontact.contact.ContactScene`) reports rod–rod, self and obstacle contacts in
-the time series (``contacts``, ``min_gap``) and as contact points (``contacts.pvd``). Forces
+the time series (``contacts``, ``min_gap``) and as contact points (``contacts.vtkhdf``). Forces
 between rods (the ``pairs``, and self-contact with ``self_contact``) act only when ``rod_law``
 is given (:class:`~fe_rodcontact.contact.RodRodPotential`, cut off at ``margin``; the law is a
 force per contact point, and per unit length at line contacts); without it those contacts are
@@ -69,7 +69,7 @@ from fe_rodcontact.contact import (
 )
 from fe_rodcontact.contact.laws.registry import first_overflow
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.io.contact_points import ContactPointWriter
+from fe_rodcontact.io.contact_series import ContactSeriesWriter
 from fe_rodcontact.rods.rod import CosseratRod
 
 __all__ = ["ContactSpec", "ObstacleSpec", "build_contact"]
@@ -143,8 +143,8 @@ class ContactSpec:
             smallest section radius). Rod–rod potential forces are cut off there.
         self_contact: Search each rod against itself (and, with rod_law or rolling, act on it).
         pairs: The rod pairs that may touch: ``"all"`` or a list of ``["a", "b"]`` names.
-        output_every: Write the contact points (``contacts/contacts.pvd``) every k steps
-            (0: never).
+        output_every: Write the contact points with their forces and slip
+            (``contacts.vtkhdf``, one file per run) every k steps (0: never).
         law: Conservative law between rods and obstacles, ``{ name = ..., parameters }``
             (see the contact laws below; potential model).
         damping: Damping law between rods and obstacles, ``{ coefficient = ...,
@@ -278,7 +278,8 @@ def build_contact(
 ) -> ContactScene:
     """The contact scene of a case: its targets, models and contact-point output.
 
-    A fresh run (not ``restart``) removes the contact points an earlier run left in ``folder``.
+    The contact points go to ``folder/contacts.vtkhdf`` (a fresh run replaces the file at its
+    first frame; ``restart`` cuts it back to the checkpoint's frames).
     """
     places = [f"contact.obstacles[{i}]" for i in range(len(spec.obstacles))]
     obstacles = [o.build(where) for o, where in zip(spec.obstacles, places, strict=True)]
@@ -287,7 +288,7 @@ def build_contact(
     )
     writer = None
     if folder is not None and spec.output_every > 0:
-        writer = ContactPointWriter(folder / "contacts", rod.rods.comm, clear=not restart)
+        writer = ContactSeriesWriter(folder / "contacts.vtkhdf", rod.rods.comm, restart=restart)
     try:
         scene = ContactScene(
             rod,

@@ -2,7 +2,9 @@
 
 Writes into the output folder (``--out``, else the case's ``[output].folder``, relative to the
 current folder): ``series.npz`` (t, kinetic/elastic energy, external work, linear and angular
-momentum per step), ``rods.bp`` (VTX displacement and velocity every ``vtx_every`` steps) and
+momentum per step) and ``series.json`` (units, names), ``rods.bp`` (VTX from t = 0 every
+``vtx_every`` steps: displacement, velocity, angular velocity, rotation, directors, rod index),
+with contact ``contacts.vtkhdf`` (the contact points, forces and slip) and
 ``checkpoint/`` (every ``checkpoint_every`` steps and at the end, on a failed step, and on
 Ctrl-C or SIGTERM); with rolling contact, what the consistent start took from initial
 velocities that slip is printed (docs/rolling.md, *A consistent start*);
@@ -11,6 +13,8 @@ velocities that slip is printed (docs/rolling.md, *A consistent start*);
 
 import argparse
 import shutil
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from mpi4py import MPI
@@ -20,9 +24,12 @@ import numpy as np
 from fe_rodcontact.cli.case import load_case
 from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
+from fe_rodcontact.cli.feedback import add_feedback_flags, say_done
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
-from fe_rodcontact.contact import RollingContact
+from fe_rodcontact.contact import ContactScene, RollingContact
+from fe_rodcontact.io.metadata import CONTACT_COLUMNS, SERIES_COLUMNS, write_sidecar
+from fe_rodcontact.io.rods import DynamicFields
 from fe_rodcontact.rods.initial_state import deform_rods
 from fe_rodcontact.stepping.dynamics import DynamicProblem
 from fe_rodcontact.stepping.interrupt import Interrupted
@@ -39,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("case", type=Path, help="TOML case file")
     parser.add_argument("--out", type=Path, default=None, help="output folder (overrides the case)")
     parser.add_argument("--restart", action="store_true", help="continue from the checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
+    add_feedback_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -47,16 +54,22 @@ def outputs(case: DynamicsCase) -> list[Output]:
     """What a run of ``case`` writes into its output folder."""
     found = [
         Output(case.output.series, "[output].series"),
+        Output(str(Path(case.output.series).with_suffix(".json")), "[output].series"),
         Output("checkpoint", "the checkpoint ([output].checkpoint_every, a stopped run)", True),
     ]
     if case.output.vtx_every > 0:
         found.append(Output("rods.bp", "[output].vtx_every", folder=True))
     if case.contact is not None and case.contact.output_every > 0:
-        found.append(Output("contacts", "[contact].output_every", folder=True))
-        found.append(Output("contacts/contacts.pvd", "[contact].output_every"))
+        found.append(Output("contacts.vtkhdf", "[contact].output_every"))
     if case.contact is not None and case.contact.model == "rolling":
         found.append(Output("contacts.csv", "[contact].model = 'rolling'"))
+        found.append(Output("contacts.json", "[contact].model = 'rolling'"))
     return found
+
+
+STALE = ("contacts.vtkhdf", "contacts.csv", "contacts.json")
+"""Files of an earlier run that a fresh run removes from its output folder (a run of another
+case may not write them, and they must not pass for its results)."""
 
 
 def run_case(
@@ -81,6 +94,10 @@ def run_case(
     checkpoint = folder / "checkpoint"
     rod = build_rods(case, comm, base)  # type: ignore[arg-type]
     check_references(case, rod.rods)  # type: ignore[arg-type]
+    if not restart and comm.rank == 0:  # nor its results (before the first is written)
+        for name in STALE:
+            (folder / name).unlink(missing_ok=True)
+    comm.barrier()
     if case.initial.deformed:  # before the problem: supports and integrator start from it
         displacement = case.initial.field("displacement")
         deform_rods(
@@ -108,20 +125,27 @@ def run_case(
     )
     if restart:
         problem.read_checkpoint(checkpoint)
-    elif comm.rank == 0:
-        shutil.rmtree(checkpoint, ignore_errors=True)  # a fresh run: old frames do not belong
+    elif comm.rank == 0:  # a fresh run: an earlier run's state does not belong
+        shutil.rmtree(checkpoint, ignore_errors=True)
     comm.barrier()
     fields = None
     if case.output.vtx_every > 0:
+        written = DynamicFields(
+            rod, problem.integrator.velocity, problem.integrator.nodal_angular_velocity
+        )
         fields = FieldWriter(
             comm,
             folder / "rods.bp",
-            [rod.displacement, problem.integrator.velocity],
+            written.functions,
             every=case.output.vtx_every,
             frames=checkpoint / "frames",
+            update=written.update,
+            dt=case.time.dt,
         )
         if restart:
             fields.replay(problem.steps)
+        else:
+            fields.write(0, 0.0)  # the start
     try:
         problem.solve(
             case.time.t_end,
@@ -142,18 +166,55 @@ def run_case(
         if case.output.checkpoint_every > 0:  # the end state too: a run can be extended
             problem.write_checkpoint(checkpoint)
     finally:
-        problem.series.save(folder / case.output.series, comm)
-        for model in contact.models if contact is not None else ():
-            if isinstance(model, RollingContact):
-                model.write_records(folder / "contacts.csv")
+        _write_tables(problem, contact, folder, case.output.series)
         if fields is not None:
             fields.close()
     return folder
 
 
+def _write_tables(
+    problem: DynamicProblem, contact: ContactScene | None, folder: Path, series: str
+) -> None:
+    """The time series and the rolling contacts' table, each with its JSON description."""
+    comm = problem.rod.mesh.comm
+    rods = list(problem.rod.rods.names)
+    current = contact.current if contact is not None else None
+    obstacles = list(current.obstacle_names) if current is not None else []
+    problem.series.save(folder / series, comm)
+    write_sidecar(
+        (folder / series).with_suffix(".json"),
+        comm,
+        described=series,
+        columns=_in_order(problem.series.arrays().keys(), SERIES_COLUMNS),
+        table=SERIES_COLUMNS,
+        rods=rods,
+        obstacles=obstacles,
+    )
+    for model in contact.models if contact is not None else ():
+        if isinstance(model, RollingContact):
+            model.write_records(folder / "contacts.csv")
+            columns = model.records[0].keys() if model.records else CONTACT_COLUMNS.keys()
+            write_sidecar(
+                folder / "contacts.json",
+                comm,
+                described="contacts.csv",
+                columns=columns,
+                table=CONTACT_COLUMNS,
+                rods=rods,
+                obstacles=obstacles,
+            )
+
+
+def _in_order(keys: Iterable[str], table: dict[str, tuple[str, str]]) -> list[str]:
+    """``keys`` in the order of ``table``, then the rest sorted (the same after a restart)."""
+    keys = set(keys)
+    return [k for k in table if k in keys] + sorted(keys - table.keys())
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
+    started = time.perf_counter()
     case = load_case(args.case, DynamicsCase)
     try:
         folder = run_case(
@@ -162,13 +223,12 @@ def run(args: argparse.Namespace) -> int:
             args.case.resolve().parent,
             args.out,
             restart=args.restart,
-            progress=not args.no_progress,
+            progress=not args.quiet,
         )
     except Interrupted as stop:
         again = ["fe-rodcontact", "dynamics", str(args.case), "--restart"]
         if args.out is not None:
             again += ["--out", str(args.out)]
         raise Interrupted(stop.signum, f"{stop} Continue with: {' '.join(again)}") from None
-    if comm.rank == 0:
-        print(f"fe-rodcontact dynamics: results in {folder}", flush=True)
+    say_done("dynamics", folder, started, comm)
     return 0

@@ -172,7 +172,8 @@ class DynamicsOutputSpec:
     Attributes:
         folder: The output folder, relative to the current folder.
         series: File name of the time series (``.npz``) in the folder.
-        vtx_every: Write ``rods.bp`` (VTX: displacement, velocity) every k steps (0: never).
+        vtx_every: Write ``rods.bp`` (VTX from t = 0: displacement, velocity, angular
+            velocity, rotation, directors, rod index) every k steps (0: never).
         checkpoint_every: Write the restart checkpoint every k steps (0: only when a run stops:
             at the end, on a failed step, on Ctrl-C or SIGTERM).
     """

@@ -6,6 +6,7 @@ load factors, Newton iterations, elastic energy and the end positions of every o
 """
 
 import argparse
+import time
 from pathlib import Path
 
 from mpi4py import MPI
@@ -13,6 +14,7 @@ from mpi4py import MPI
 import numpy as np
 
 from fe_rodcontact.cli.case import StaticsCase, load_case
+from fe_rodcontact.cli.feedback import add_feedback_flags, say_done
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
@@ -31,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("case", type=Path, help="TOML case file")
     parser.add_argument("--out", type=Path, default=None, help="output folder (overrides the case)")
-    parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
+    add_feedback_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -166,15 +168,15 @@ def run_case(
 def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand."""
     comm = MPI.COMM_WORLD
+    started = time.perf_counter()
     case = load_case(args.case, StaticsCase)
     folder = run_case(
         case,
         comm,
         args.case.resolve().parent,
         args.out,
-        not args.no_progress,
+        not args.quiet,
         title=f"statics case {args.case.name}",
     )
-    if comm.rank == 0:
-        print(f"fe-rodcontact statics: results in {folder}", flush=True)
+    say_done("statics", folder, started, comm)
     return 0

@@ -8,6 +8,7 @@ contact: a second run without contact is made for it); with ``--wav`` the sound 
 
 import argparse
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from mpi4py import MPI
 
 import numpy as np
 
+from fe_rodcontact.cli.feedback import add_feedback_flags, say_done
 from fe_rodcontact.cli.output import prepare_file
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.strings.config import StringsConfig
@@ -72,7 +74,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", action="store_true", help="write space-time and spectrum figures")
     p.add_argument("--wav", type=Path, default=None, help="write the sound of u_hat1 here")
     p.add_argument("--pitch", type=float, default=220.0, help="pitch (Hz) of ω0 in the WAV")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_feedback_flags(p)
     p.set_defaults(run=run)
 
 
@@ -134,6 +136,7 @@ def print_if(condition: bool, text: str, flush: bool = True) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the ``strings`` subcommand: check every input and output first, then run."""
     comm = MPI.COMM_WORLD
+    started = time.perf_counter()
     config = config_from_args(args)
     message = None
     try:
@@ -189,4 +192,5 @@ def run(args: argparse.Namespace) -> int:
                     f"could not write the figures or the sound: {type(error).__name__}: {error}"
                 )
         raise_collectively(comm, message)
+    say_done("strings", out, started, comm)
     return 0

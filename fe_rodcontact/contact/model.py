@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import dolfinx.fem
 
 __all__ = [
+    "CONTACT_FIELDS",
     "SCHEMES",
     "Binding",
     "ContactModel",
@@ -66,6 +67,10 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+CONTACT_FIELDS = ("normal_force", "tangential_force", "slip_velocity")
+"""What :meth:`ContactModel.contact_fields` may give per contact: the normal and tangential
+force magnitudes on rod a (N; N/m for line points and obstacle potentials) and the magnitude of
+the tangential relative velocity (m/s)."""
 EndContacts = Callable[[], RawContacts]
 """The contacts of a model's targets in a solve's end configuration, searched when first asked
 for (once for all models of the scene)."""
@@ -316,6 +321,18 @@ class ContactModel(PointTerms):
 
         Args:
             contacts: The contacts of the model's targets in the committed configuration.
+        """
+        return {}
+
+    def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
+        """Per-contact fields of the committed state for the contact-point output.
+
+        Args:
+            contacts: The contacts of the model's targets in the committed configuration.
+
+        Returns:
+            Some of :data:`CONTACT_FIELDS`, one value per contact (NaN where unknown); the
+            default gives none.
         """
         return {}
 

@@ -85,8 +85,20 @@ def write_records(
     """
     if comm.rank == 0 and records:
         rows = [named(r, names) for r in records] if names is not None else list(records)
+        rows = [{k: _integer(k, v) for k, v in row.items()} for row in rows]
         with open(path, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
     comm.barrier()
+
+
+INTEGER_COLUMNS = ("step", "id", "kind", "rod_a", "rod_b", "sliding")
+"""Columns the CSV file writes as integers (where they are numbers)."""
+
+
+def _integer(key: str, value: float | str) -> float | str:
+    """``value`` as an integer for the columns of :data:`INTEGER_COLUMNS`."""
+    if key in INTEGER_COLUMNS and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

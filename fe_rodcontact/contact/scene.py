@@ -25,7 +25,7 @@ the searches that ran. The contacts go to the models, the time series (``contact
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from mpi4py import MPI
 
@@ -39,7 +39,13 @@ from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import ContactSearch
 from fe_rodcontact.contact.geometry.stencils import CentrelineStencils
 from fe_rodcontact.contact.geometry.tracking import ContactSet, ContactTracker
-from fe_rodcontact.contact.model import Binding, ContactModel, StepContext, held_points
+from fe_rodcontact.contact.model import (
+    CONTACT_FIELDS,
+    Binding,
+    ContactModel,
+    StepContext,
+    held_points,
+)
 from fe_rodcontact.contact.targets import DETECTED, Target, Targets
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.loads import Support
@@ -59,8 +65,13 @@ class ContactOutput(ABC):
     """Where the contacts of accepted steps go (e.g. the contact points for ParaView)."""
 
     @abstractmethod
-    def write(self, contacts: ContactSet) -> None:
-        """Write the contacts of one configuration (collective)."""
+    def write(self, contacts: ContactSet, fields: Mapping[str, FloatArray]) -> None:
+        """Write the contacts of one configuration and their models' fields (collective).
+
+        ``fields`` holds one value per contact for each key of
+        :meth:`ContactScene.contact_fields` (``normal_force``, ``tangential_force``,
+        ``slip_velocity``).
+        """
 
     def resume(self, frames: Sequence[tuple[int, float]]) -> None:
         """A run goes on from a checkpoint, before which these (step, time) were written.
@@ -89,7 +100,7 @@ class ContactScene:
             radius lies flat on it (line contact).
         skin: Extra distance of the search's candidate list (default: the margin).
         output: Where the contacts of accepted steps are written (e.g.
-            :class:`~fe_rodcontact.io.contact_points.ContactPointWriter`).
+            ``fe_rodcontact.io.contact_series.ContactSeriesWriter``).
         output_every: Steps between written configurations (0: none).
     """
 
@@ -143,7 +154,7 @@ class ContactScene:
             message = f"output_every must be an integer >= 0, got {output_every!r}."
         elif output is not None and not isinstance(output, ContactOutput):
             message = (
-                f"output must be a ContactOutput (e.g. ContactPointWriter), got "
+                f"output must be a ContactOutput (e.g. ContactSeriesWriter), got "
                 f"{type(output).__name__}."
             )
         raise_collectively(rods.comm, message)
@@ -378,9 +389,28 @@ class ContactScene:
         assert self._tracker is not None, "attach() first"
         contacts = self._tracker.track(self._committed(t), step, t)
         if self._output is not None and self._output_every and step % self._output_every == 0:
-            self._output.write(contacts)
+            self._output.write(contacts, self.contact_fields(contacts))
             self._written = [(k, time) for k, time in self._written if k < step] + [(step, t)]
         return contacts
+
+    def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
+        """Each contact's forces and slip, as its model gives them (one value per contact).
+
+        ``normal_force`` and ``tangential_force`` (N; N/m for line points and obstacle
+        potentials) and ``slip_velocity`` (m/s, magnitude): NaN where the model does not
+        compute one (:meth:`~fe_rodcontact.contact.model.ContactModel.contact_fields`), zero
+        forces for a contact that no model acts on (a detected-only target).
+        """
+        n = len(contacts)
+        out = {key: np.full(n, np.nan) for key in CONTACT_FIELDS}
+        owners = self._targets.owners(contacts.contacts)
+        for key in ("normal_force", "tangential_force"):
+            out[key][owners < 0] = 0.0
+        for k, model in enumerate(self._models):
+            rows = np.flatnonzero(owners == k)
+            for key, values in model.contact_fields(contacts.take(rows)).items():
+                out[key][rows] = values
+        return out
 
     def check_start(self) -> None:
         """Check the start configuration (:meth:`observe` d last): overlaps, each model's check.

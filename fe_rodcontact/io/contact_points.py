@@ -2,7 +2,9 @@
 
 Open ``contacts.pvd`` in ParaView beside the rods' VTX output (``rods.bp``): each frame holds
 one vertex per contact point with the point data ``id``, ``gap``, ``normal``, ``kind``
-(0 rod–rod, 1 self, 2 obstacle), ``mode`` (0 point, 1 line), ``weight``, ``s_a``, ``s_b``.
+(0 rod–rod, 1 self, 2 obstacle), ``mode`` (0 point, 1 line), ``weight``, ``s_a``, ``s_b`` and
+the models' ``normal_force``, ``tangential_force``, ``slip_velocity``. The command line writes
+one file per run instead (:class:`~fe_rodcontact.io.contact_series.ContactSeriesWriter`).
 The contact set is the same on every rank, so rank 0 writes everything.
 
 A run continued from a checkpoint keeps the frames written before it: the contact scene stores
@@ -12,7 +14,7 @@ later frames, so the index lists every frame once, as in a run without the inter
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -106,7 +108,7 @@ class ContactPointWriter(ContactOutput):
         """The ``.pvd`` file ParaView opens."""
         return self._folder / f"{self._name}.pvd"
 
-    def write(self, contacts: ContactSet) -> None:
+    def write(self, contacts: ContactSet, fields: Mapping[str, np.ndarray]) -> None:
         """Write the frame of ``contacts``'s step (collective: rank 0 writes, errors everywhere).
 
         Files are named by step (``contacts_000012.vtu``); writing a step again replaces its
@@ -127,6 +129,7 @@ class ContactPointWriter(ContactOutput):
                 "weight": c.weight.astype(float),
                 "s_a": c.s_a.astype(float),
                 "s_b": c.s_b.astype(float),
+                **{key: np.asarray(v, dtype=float) for key, v in fields.items()},
             }
             cells = [("vertex", np.arange(n, dtype=np.int64).reshape(-1, 1))] if n else []
             try:

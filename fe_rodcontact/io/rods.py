@@ -18,7 +18,62 @@ import numpy.typing as npt
 from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["RodVTXWriter", "write_vtu"]
+__all__ = ["DynamicFields", "RodVTXWriter", "rod_index_function", "write_vtu"]
+
+
+def rod_index_function(rod: CosseratRod) -> dolfinx.fem.Function:
+    """A nodal scalar ``rod``: the index of each node's rod (into the rods' names)."""
+    space = rod.displacement.function_space
+    scalar = dolfinx.fem.functionspace(
+        rod.mesh, ("Lagrange", space.ufl_element().embedded_superdegree)
+    )
+    index = dolfinx.fem.Function(scalar, name="rod")
+    tags = rod.rods.cell_tags
+    for i in range(len(rod.rods.names)):
+        cells = tags.indices[tags.values == i]
+        index.x.array[scalar.dofmap.list[cells].ravel()] = float(i)
+    index.x.scatter_forward()
+    return index
+
+
+class DynamicFields:
+    """The fields of a dynamic run's ``rods.bp``, and how to bring the derived ones up to date.
+
+    ``displacement`` [m], ``velocity`` [m/s], ``angular_velocity`` [rad/s] (spatial, at the
+    nodes), ``rotation`` (9 components, row-major, the matrix [d1 | d2 | d3]), the directors
+    ``d1``, ``d2``, ``d3`` (unit vectors; d3 the section normal) and ``rod`` (the index of
+    each node's rod).
+
+    Args:
+        rod: The rod model.
+        velocity: The nodal velocity.
+        angular_velocity: The nodal (spatial) angular velocity.
+    """
+
+    def __init__(
+        self,
+        rod: CosseratRod,
+        velocity: dolfinx.fem.Function,
+        angular_velocity: dolfinx.fem.Function,
+    ):
+        self._rod = rod
+        space = rod.displacement.function_space
+        self._directors = [dolfinx.fem.Function(space, name=f"d{k + 1}") for k in range(3)]
+        self.functions = [
+            rod.displacement,
+            velocity,
+            angular_velocity,
+            rod.rotation,
+            *self._directors,
+            rod_index_function(rod),
+        ]
+        """The Functions, in the order they are written."""
+
+    def update(self) -> None:
+        """Set the directors from the rods' rotations."""
+        rotation = self._rod.rotation.x.array.reshape(-1, 3, 3)
+        for k, director in enumerate(self._directors):
+            director.x.array.reshape(-1, 3)[:] = rotation[:, :, k]
 
 
 class RodVTXWriter:

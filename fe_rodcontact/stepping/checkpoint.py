@@ -89,19 +89,19 @@ def scatter_cell_values(
     comm = functions[0].function_space.mesh.comm
     num_cells = functions[0].function_space.mesh.topology.index_map(1).size_global
     message = None
-    for k, (function, values) in enumerate(zip(functions, arrays)):
+    for function, values in zip(functions, arrays):
         original, entries = _cell_dofs(function)
         if values.shape != (num_cells, entries.shape[1]):
             message = (
-                f"{source} does not fit this case: field {k} has shape {values.shape}, the "
-                f"case needs ({num_cells}, {entries.shape[1]}); restart with the case (mesh, "
-                "element degree) that wrote it."
+                f"{source} does not fit this case: field {function.name!r} has shape "
+                f"{values.shape}, the case needs ({num_cells}, {entries.shape[1]}); restart "
+                "with the case (mesh, element degree) that wrote it."
             )
             break
         if not np.all(np.isfinite(values)):
             message = (
-                f"{source} is damaged: field {k} holds values that are not finite (a run "
-                "writes only finite states); start the run afresh."
+                f"{source} is damaged: field {function.name!r} holds values that are not "
+                "finite (a run writes only finite states); start the run afresh."
             )
             break
     raise_collectively(comm, message)

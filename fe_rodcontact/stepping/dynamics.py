@@ -433,7 +433,7 @@ class DynamicProblem:
         arrays: dict[str, npt.NDArray[np.generic]] | None = None
         if comm.rank == 0:
             assert values is not None
-            arrays = {f"field_{i}": a for i, a in enumerate(values)}
+            arrays = dict(zip(_field_keys(self._checkpoint_functions()), values, strict=True))
             arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
             work = self._integrator.external_work  # (the obstacles' is in the contact state)
             scalars = [self.time, work, self._next_dt or 0.0, self.steps, comm.size]
@@ -461,7 +461,10 @@ class DynamicProblem:
         raise_collectively(comm, message)
         data = load_npz(path, comm, "checkpoint")
         functions = self._checkpoint_functions()
-        missing = [f"field_{i}" for i in range(len(functions)) if f"field_{i}" not in data]
+        keys = _field_keys(functions)
+        if not any(k in data for k in keys):  # written before the fields had names
+            keys = [f"field_{i}" for i in range(len(functions))]
+        missing = [k for k in keys if k not in data]
         contact: dict[str, npt.NDArray[np.generic]] = {
             k[len("contact_") :]: v for k, v in data.items() if k.startswith("contact_")
         }
@@ -474,9 +477,7 @@ class DynamicProblem:
             if missing or "scalars" not in data
             else None,
         )
-        scatter_cell_values(
-            functions, [data[f"field_{i}"] for i in range(len(functions))], f"checkpoint {path}"
-        )
+        scatter_cell_values(functions, [data[k] for k in keys], f"checkpoint {path}")
         message = None
         try:
             t, work, next_dt, steps, _ranks = (float(v) for v in data["scalars"])
@@ -504,3 +505,10 @@ class DynamicProblem:
 
     def _checkpoint_functions(self) -> tuple[dolfinx.fem.Function, ...]:
         return (*self._rod.state_functions(), *self._integrator.state_functions())
+
+
+def _field_keys(functions: Sequence[dolfinx.fem.Function]) -> list[str]:
+    """The checkpoint's key of each Function: ``field_`` and its name (``field_velocity``)."""
+    keys = [f"field_{f.name}" for f in functions]
+    assert len(set(keys)) == len(keys), f"checkpoint fields need distinct names: {keys}"
+    return keys

@@ -10,6 +10,7 @@ step monitors (the contact search's ``contacts``, ``min_gap``, ``contacts_new``,
 ``contacts_released``).
 """
 
+from collections.abc import Callable
 from pathlib import Path
 
 from mpi4py import MPI
@@ -27,10 +28,19 @@ from fe_rodcontact.stepping.checkpoint import (
     scatter_cell_values,
 )
 
-__all__ = ["FieldWriter", "TimeSeries"]
+__all__ = ["INTEGER_SERIES", "FieldWriter", "TimeSeries", "on_grid"]
 
 SCALARS = ("t", "dt", "iterations", "kinetic_energy", "elastic_energy", "external_work")
 VECTORS = ("linear_momentum", "angular_momentum")
+INTEGER_SERIES = (
+    "iterations",
+    "contacts",
+    "contacts_new",
+    "contacts_released",
+    "rod_contacts",
+    "rolling_contacts",
+)
+"""Keys that count something: :meth:`TimeSeries.save` stores them as integers."""
 
 
 class TimeSeries:
@@ -74,12 +84,24 @@ class TimeSeries:
             self._rows[key] = [np.asarray(v, dtype=float) for v in arrays[key]]
 
     def save(self, path: str | Path, comm: MPI.Comm = MPI.COMM_WORLD) -> None:
-        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank)."""
-        save_npz(path, comm, self.arrays() if comm.rank == 0 else None)
+        """Write the series to an ``.npz`` file (rank 0, atomically; errors on every rank).
+
+        The counts (:data:`INTEGER_SERIES`) are stored as integers.
+        """
+        arrays: dict[str, npt.NDArray[np.generic]] | None = None
+        if comm.rank == 0:
+            arrays = dict(self.arrays())
+            for key in INTEGER_SERIES:
+                if key in arrays and np.all(np.isfinite(arrays[key])):
+                    arrays[key] = arrays[key].astype(np.int64)
+        save_npz(path, comm, arrays)
 
 
 class FieldWriter:
     """VTX (ADIOS2) output of rod fields every ``every`` steps; open it in ParaView.
+
+    Times are written on the grid of the nominal step ``dt`` (n·dt, without the rounding that
+    adding steps accumulates) where the time lies within 1e-9 of a step of it.
 
     ADIOS2's VTX writer cannot append to an existing file, so with ``frames`` every written
     frame is also stored there in the rank-independent layout of
@@ -92,7 +114,11 @@ class FieldWriter:
         path: The ``.bp`` folder.
         functions: Functions on one (Lagrange) space, e.g. displacement and velocity.
         every: Write every that many accepted steps.
-        frames: Folder for the stored frames (``None``: none stored, no replay).
+        frames: Folder for the stored frames (``None``: none stored, no replay), one ``.npz``
+            per frame with an array per Function, named as the Function (and ``t``).
+        update: Called before each new frame is written (to derive fields, e.g. directors).
+        dt: The nominal step, whose multiples the written times are snapped to (``None``:
+            times as given).
     """
 
     def __init__(
@@ -102,9 +128,17 @@ class FieldWriter:
         functions: list[dolfinx.fem.Function],
         every: int = 1,
         frames: str | Path | None = None,
+        *,
+        update: Callable[[], None] | None = None,
+        dt: float | None = None,
     ):
         if not (isinstance(every, int) and every >= 1):
             raise InputError(f"FieldWriter writes every k >= 1 steps, got every = {every!r}.")
+        names = [f.name for f in functions]
+        if len(set(names)) != len(names):
+            raise InputError(f"FieldWriter needs Functions with distinct names, got {names}.")
+        self._update = update
+        self._dt = dt
         self._comm = comm
         self._functions = list(functions)
         self._writer = dolfinx.io.VTXWriter(comm, str(path), functions, engine="BP4")
@@ -117,12 +151,15 @@ class FieldWriter:
             self._write(step, t)
 
     def _write(self, step: int, t: float) -> None:
+        if self._update is not None:
+            self._update()
+        t = on_grid(t, self._dt)
         self._writer.write(t)
         if self._frames is not None:
             values = gather_cell_values(self._functions)
             arrays = None
             if values is not None:
-                arrays = {f"field_{i}": v for i, v in enumerate(values)}
+                arrays = {f.name: v for f, v in zip(self._functions, values, strict=True)}
                 arrays["t"] = np.array(t)
             save_npz(self._frames / f"frame_{step:09d}.npz", self._comm, arrays)
 
@@ -150,7 +187,7 @@ class FieldWriter:
                     path.unlink(missing_ok=True)
                 continue
             data = load_npz(path, self._comm, "stored field frame")
-            keys = [f"field_{i}" for i in range(len(self._functions))]
+            keys = [f.name for f in self._functions]
             missing = [k for k in (*keys, "t") if k not in data or data[k].dtype.kind != "f"]
             if not missing and data["t"].size != 1:
                 missing = ["t"]
@@ -174,3 +211,11 @@ class FieldWriter:
     def close(self) -> None:
         """Close the file."""
         self._writer.close()
+
+
+def on_grid(t: float, dt: float | None) -> float:
+    """``t`` as n·dt when it lies within 1e-9 steps of that (else ``t``, or with no ``dt``)."""
+    if dt is None or dt <= 0:
+        return t
+    n = round(t / dt)
+    return n * dt if abs(t - n * dt) <= 1e-9 * dt else t

@@ -63,6 +63,8 @@ from fe_rodcontact.errors import InputError, raise_collectively
 
 __all__ = ["ObstaclePotential", "ufl_energy"]
 
+FloatArray = npt.NDArray[np.float64]
+
 
 def ufl_energy(law: NormalLaw, gap: ufl.core.expr.Expr) -> ufl.core.expr.Expr:
     """The law's energy per unit length W(g) as a UFL expression.
@@ -393,6 +395,19 @@ class ObstaclePotential(ContactModel):
     def obstacle_work(self) -> float:
         """The work of the moving obstacles on the rods so far, ∫ f·Δo ds summed over the steps."""
         return self._obstacle_work
+
+    def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
+        """The law's force per unit length at each contact's gap (N/m).
+
+        The tangential force and the slip of damping and friction are fields along the rods
+        here, not point values: NaN.
+        """
+        gap = contacts.contacts.gap
+        normal = np.full(len(gap), np.nan)  # NaN: a singular law at a closed gap
+        valid = gap > 0 if self._law.singular else np.ones(len(gap), dtype=bool)
+        if np.any(valid):
+            normal[valid] = self._law.force(gap[valid])
+        return {"normal_force": normal}
 
     def diagnostics(self, contacts: ContactSet) -> dict[str, float]:
         """The contact energy ∫ W(g(x)) ds of the committed state, dissipation, obstacles' work.

@@ -74,6 +74,7 @@ from fe_rodcontact.contact.potential.point_forces import (
     PointForces,
     PointLaws,
     cut_energy,
+    cut_gradient,
     point_forces,
     point_linearisation,
 )
@@ -161,6 +162,7 @@ class RodRodPotential(ContactModel):
         self.dissipated_energy = 0.0
         """Energy removed by damping and friction so far (never decreasing)."""
         self.records: list[dict[str, float]] = []
+        self._step_fields: tuple[list[tuple], dict[str, FloatArray]] | None = None
         """Per accepted step: contacts, least gap, largest normal and friction force, slip,
         dissipation."""
 
@@ -394,6 +396,14 @@ class RodRodPotential(ContactModel):
         """
         assert self._active is not None
         s = self._forces(self._active)
+        self._step_fields = (
+            _keys(self._active.contacts),
+            {
+                "normal_force": s.normal_force,
+                "tangential_force": s.tangential_force,
+                "slip_velocity": s.slip,
+            },
+        )
         step_dissipation = float(np.sum(s.dissipation))
         self.dissipated_energy += step_dissipation
         self.records.append(
@@ -407,6 +417,35 @@ class RodRodPotential(ContactModel):
                 "dissipation": step_dissipation,
             }
         )
+
+    def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
+        """The forces and slip of the last accepted step at its contacts (the start: the law's).
+
+        A contact of the step's end configuration gets the step's normal force (the discrete
+        gradient with the damping), friction force and slip; one it did not act on (the start,
+        before any step) gets the law's force at its gap, and NaN tangential force and slip.
+        """
+        found = contacts.contacts
+        line = found.mode == MODE_LINE
+        normal = np.full(len(found), np.nan)  # NaN: a singular law at a closed gap
+        for law, rows in ((self._law, ~line), (self._line_law, line)):
+            rows = rows & ((found.gap > 0) if law.singular else True)
+            gap = found.gap[rows]
+            normal[rows] = -cut_gradient(law, self._margin, gap, gap)[0]
+        normal[line] *= found.weight[line]
+        out = {
+            "normal_force": normal,
+            "tangential_force": np.full(len(found), np.nan),
+            "slip_velocity": np.full(len(found), np.nan),
+        }
+        if self._step_fields is not None:
+            keys, values = self._step_fields
+            rows = {key: i for i, key in enumerate(keys)}
+            for i, key in enumerate(_keys(found)):
+                if key in rows:
+                    for name, column in values.items():
+                        out[name][i] = column[rows[key]]
+        return out
 
     def checkpoint_state(self) -> dict[str, npt.NDArray[np.generic]]:
         """The energy dissipated so far and the records."""
@@ -448,3 +487,17 @@ class RodRodPotential(ContactModel):
         if self._damping is not None or self._friction is not None:
             out["dissipated_energy"] = self.dissipated_energy
         return out
+
+
+def _keys(contacts: RawContacts) -> list[tuple]:
+    """What identifies a contact of one search: its bodies and material points."""
+    return list(
+        zip(
+            contacts.kind.tolist(),
+            contacts.rod_a.tolist(),
+            contacts.rod_b.tolist(),
+            contacts.s_a.tolist(),
+            contacts.s_b.tolist(),
+            strict=True,
+        )
+    )

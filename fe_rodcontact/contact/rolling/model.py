@@ -626,13 +626,18 @@ class RollingContact(ContactModel):
 
         The number of contacts, largest slip velocity, gap error and cone ratio of the last
         step, the energy removed by impacts so far, and the work of moving obstacles (when one
-        of the targets moves).
+        of the targets moves). Before the first step nothing has slipped over a step and no
+        force has acted: the slip and the cone ratio are 0 (NaN without a friction
+        coefficient, as after), the gap error that of ``contacts``.
         """
         out = (
             dict(self._run.last)
             if self._run.last
             else {
                 "rolling_contacts": float(self.num_multipliers // 3),
+                "max_slip": 0.0,
+                "max_gap": float(np.max(np.abs(contacts.contacts.gap), initial=0.0)),
+                "max_cone_ratio": float("nan") if self.friction_coefficient is None else 0.0,
                 "impact_energy_loss": 0.0,
                 "friction_energy_loss": 0.0,
             }
@@ -640,6 +645,29 @@ class RollingContact(ContactModel):
         if self._moving:
             out["obstacle_work"] = self._run.obstacle_work
         return out
+
+    def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
+        """The forces and slip of the step's records at its contacts (by identity).
+
+        A contact that did not roll in the step has no force (zero) and an unmeasured slip
+        (NaN); before the first step every field is NaN (the multipliers are not known).
+        """
+        n = len(contacts)
+        keys = ("normal_force", "tangential_force", "slip")
+        out = {key: np.full(n, np.nan) for key in keys}
+        if contacts.step == 0:
+            return _renamed(out)
+        out["normal_force"][:] = 0.0
+        out["tangential_force"][:] = 0.0
+        rows = {int(identity): i for i, identity in enumerate(contacts.ids)}
+        for record in reversed(self._run.records):
+            if record["step"] != contacts.step:
+                break
+            i = rows.get(int(record["id"]))
+            if i is not None:
+                for key in keys:
+                    out[key][i] = record[key]
+        return _renamed(out)
 
     def obstacle_work(self) -> float:
         """The work of moving obstacles on the rods so far, −Δt μ·V summed over the steps."""
@@ -682,3 +710,8 @@ class RollingContact(ContactModel):
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0, the bodies by name (collective)."""
         write_records(self._comm, self._run.records, path, self._names)
+
+
+def _renamed(fields: dict[str, FloatArray]) -> dict[str, FloatArray]:
+    """The records' ``slip`` as the output's ``slip_velocity``."""
+    return {("slip_velocity" if key == "slip" else key): v for key, v in fields.items()}
