@@ -50,6 +50,7 @@ SERIES_COLUMNS: dict[str, tuple[str, str]] = {
     "max_cone_ratio": ("1", "largest |tangential|/(k |normal|) force (NaN without k)"),
     "impact_energy_loss": ("J", "energy taken by impacts and the consistent start"),
     "friction_energy_loss": ("J", "work of sliding friction at rolling contacts"),
+    "viscous_dissipation": ("J", "energy taken by Kelvin-Voigt damping since the start"),
 }
 """Unit and meaning of each key of ``series.npz``."""
 
