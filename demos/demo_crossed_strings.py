@@ -14,7 +14,8 @@
 #
 # The demo writes
 #
-# 1. `snapshots.png`: the strings in 3D at four times, with the contact point;
+# 1. `snapshots.png`: each string's sideways and vertical position along it (mm, where the
+#    motion shows) at four times, with the contact point;
 # 2. `contact.png`: the contact point's paths s_a(t), s_b(t), the normal and tangential
 #    contact forces (per step, and their means over 5 ms), and the relative error of the
 #    energy balance (kinetic + elastic + the energy the start took);
@@ -268,18 +269,38 @@ if comm.rank == 0:
     import matplotlib.pyplot as plt
 
     t = np.array([r["t"] for r in records])
-    figure = plt.figure(figsize=(12, 3.4))
-    for k, (time, lines) in enumerate(snapshots):
-        axes = figure.add_subplot(1, len(snapshots), k + 1, projection="3d")
-        for line, colour in zip(lines, ("tab:blue", "tab:orange"), strict=True):
-            axes.plot(*line.T, color=colour, lw=2)
-        near = [r for r in records if abs(r["t"] - time) < 0.5 * args.dt]
-        for r in near:
-            axes.scatter(r["point_x"], r["point_y"], r["point_z"], color="k", s=12)
-        axes.set_title(f"t = {time:.2f} s")
-        axes.set_zlim(-0.05, 0.05)
-        axes.set_box_aspect((1, 1, 0.3))
-    figure.tight_layout()
+    # The strings are 1 m long and move by millimetres: drawn in 3D at one scale the motion is
+    # invisible. Each panel shows one string's centreline across its length (the two
+    # coordinates normal to it, in mm) at the four times, and the contact point on it.
+    figure, panels = plt.subplots(2, 2, figsize=(12, 6.4), sharex="col", squeeze=False)
+    colours = plt.get_cmap("viridis")(np.linspace(0, 0.9, len(snapshots)))
+    for column, (name, along, across) in enumerate((("a", 0, 1), ("b", 1, 0))):
+        for row, (component, what) in enumerate(((across, "sideways"), (2, "vertical"))):
+            axes = panels[row, column]
+            for (time, lines), colour in zip(snapshots, colours, strict=True):
+                line = lines[column]
+                axes.plot(line[:, along], 1e3 * line[:, component], color=colour,
+                          label=f"t = {time:.3f} s")  # fmt: skip
+                near = [r for r in records if abs(r["t"] - time) < 0.5 * args.dt]
+                for r in near:
+                    point = (r["point_x"], r["point_y"], r["point_z"])
+                    axes.plot(point[along], 1e3 * point[component], "o", color=colour, ms=5)
+            axis_name = "xyz"
+            axes.set(
+                title=f"string {name}: {what} position {axis_name[component]}",
+                ylabel=f"{axis_name[component]} [mm]",
+            )
+            if row == 1:
+                axes.set_xlabel(f"{axis_name[along]} along string {name} [m]")
+    handles, labels = panels[0, 0].get_legend_handles_labels()
+    dot = plt.Line2D([], [], marker="o", ls="", color="grey", label="contact point (surfaces)")
+    figure.legend([*handles, dot], [*labels, dot.get_label()], loc="upper center",
+                  ncol=len(labels) + 1, bbox_to_anchor=(0.5, 0.945), frameon=False)  # fmt: skip
+    figure.suptitle(
+        f"Crossed strings rolling on each other ({args.t_end:g} s in steps of {args.dt:g} s, "
+        f"{comm.size} rank(s)): the centrelines at four times"
+    )
+    figure.tight_layout(rect=(0, 0, 1, 0.91))
     figure.savefig(args.out_dir / "snapshots.png", dpi=120)
     plt.close(figure)  # the demo may run several times in one process (benchmarks)
 
