@@ -111,15 +111,16 @@ if args.plot is not None and comm.rank == 0:
     axes[0].plot(series["t"], series["kinetic_energy"], label="kinetic")
     axes[0].plot(series["t"], series["elastic_energy"], label="elastic")
     axes[0].plot(series["t"], energy, "k", label="total")
-    axes[0].set_title("energy")
+    axes[0].set(title="energy", ylabel="energy (consistent units)")
     for i, name in enumerate("xyz"):
         axes[1].plot(series["t"], series["linear_momentum"][:, i], label=f"p_{name}")
         axes[2].plot(series["t"], series["angular_momentum"][:, i], label=f"L_{name}")
-    axes[1].set_title("linear momentum")
-    axes[2].set_title("angular momentum (origin)")
+    axes[1].set(title="linear momentum", ylabel="momentum p (consistent units)")
+    axes[2].set(title="angular momentum (origin)", ylabel="momentum L (consistent units)")
     for ax in axes:
-        ax.set_xlabel("t")
+        ax.set_xlabel("time t (consistent units)")
         ax.legend()
+    fig.suptitle("Flying spaghetti (Simo & Vu-Quoc): a free rod thrown by a force and a moment")
     fig.tight_layout()
     fig.savefig(args.plot, dpi=120)
 # -

@@ -355,7 +355,7 @@ if comm.rank == 0:
         label="10 × Newton its/step",
     )
     axes[2].axhline(rolling["steps"], color="k", ls="--", label="rolling: steps")
-    axes[2].set(xlabel="friction coefficient μ", title="cost")
+    axes[2].set(xlabel="friction coefficient μ", ylabel="count per run", title="cost")
     for axis in (axes[0], axes[2]):
         axis.legend(fontsize=8)
     figure.tight_layout()
