@@ -5,7 +5,9 @@ from pathlib import Path
 
 from mpi4py import MPI
 
+import matplotlib.figure
 import pytest
+from figure_checks import figure_problems
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
 
@@ -35,6 +37,25 @@ def _collective_cleanup():
     yield
     gc.collect()
     MPI.COMM_WORLD.barrier()
+
+
+@pytest.fixture(autouse=True)
+def _demo_figures_read_alone(request, monkeypatch):
+    """Every figure a demo saves has a title and labelled axes (tests/figure_checks.py)."""
+    if not request.node.path.name.startswith("test_demo_"):  # the demos run small there
+        yield
+        return
+    saved = []
+    original = matplotlib.figure.Figure.savefig
+
+    def record(figure, path, *args, **kwargs):
+        saved.append((figure, Path(str(path)).name))
+        return original(figure, path, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", record)
+    yield
+    problems = [p for figure, name in saved for p in figure_problems(figure, name)]
+    assert not problems, "figures that do not read alone: " + "; ".join(problems)
 
 
 @pytest.fixture
