@@ -70,7 +70,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--probe", type=_floats, action="append", default=[], help="probe points x (repeatable)"
     )
     p.add_argument("--no-contact", action="store_true", help="two free strings")
-    p.add_argument("--out", type=Path, default=Path("results.npz"), help="time series (.npz)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/strings/strings.npz"),
+        help="time series (.npz); figures and sound go next to it",
+    )
     p.add_argument("--plot", action="store_true", help="write space-time and spectrum figures")
     p.add_argument("--wav", type=Path, default=None, help="write the sound of u_hat1 here")
     p.add_argument("--pitch", type=float, default=220.0, help="pitch (Hz) of ω0 in the WAV")
