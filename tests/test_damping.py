@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from case_texts import ONE_ROD, write_case
 
 from fe_rodcontact import (
     CosseratRod,
@@ -98,26 +99,9 @@ def test_bad_damping_is_refused(comm):
         )
 
 
-DAMPED_CASE = """
-[[rods]]
-name = "rod"
-curve = "straight"
-start = [0.0, 0.0, 0.0]
-end = [1.0, 0.0, 0.0]
-elements = 4
-
-[section]
-EA = 1e3
-GA1 = 1e3
-GA2 = 1e3
-EI1 = 1.0
-EI2 = 1.0
-GJ = 1.0
-rhoA = 1.0
-rhoI1 = 0.01
-rhoI2 = 0.01
-rhoJ = 0.02
-
+DAMPED_CASE = (
+    ONE_ROD
+    + """
 [[supports]]
 rod = "rod"
 end = "start"
@@ -134,6 +118,7 @@ damping = 0.01
 [output]
 vtx_every = 0
 """
+)
 
 
 def test_case_file_damping(comm, shared_tmp):
@@ -143,19 +128,12 @@ def test_case_file_damping(comm, shared_tmp):
     from fe_rodcontact.cli import main
 
     case = shared_tmp / "damped.toml"
-    if comm.rank == 0:
-        case.write_text(DAMPED_CASE)
-    comm.barrier()
+    write_case(case, DAMPED_CASE, comm)
     assert main(["dynamics", str(case), "--out", str(shared_tmp / "out"), "--no-progress"]) == 0
     data = np.load(shared_tmp / "out" / "series.npz")
     assert data["viscous_dissipation"][-1] > 1e-4
     total = data["kinetic_energy"] + data["elastic_energy"] + data["viscous_dissipation"]
     assert total == pytest.approx(1 / 6, rel=1e-10)
-    if comm.rank == 0:
-        case.write_text(
-            DAMPED_CASE.replace(
-                "damping = 0.01", 'damping = 0.01\nintegrator = "generalized-alpha"'
-            )
-        )
-    comm.barrier()
+    generalized_alpha = 'damping = 0.01\nintegrator = "generalized-alpha"'
+    write_case(case, DAMPED_CASE.replace("damping = 0.01", generalized_alpha), comm)
     assert main(["dynamics", str(case), "--out", str(shared_tmp / "ga"), "--no-progress"]) == 2

@@ -2,29 +2,13 @@
 
 import numpy as np
 import pytest
+from case_texts import ONE_ROD, write_case
 
 from fe_rodcontact.cli import main
 
-CASE = """
-[[rods]]
-name = "rod"
-curve = "straight"
-start = [0.0, 0.0, 0.0]
-end = [1.0, 0.0, 0.0]
-elements = 4
-
-[section]
-EA = 1e3
-GA1 = 1e3
-GA2 = 1e3
-EI1 = 1.0
-EI2 = 1.0
-GJ = 1.0
-rhoA = 1.0
-rhoI1 = 0.01
-rhoI2 = 0.01
-rhoJ = 0.02
-
+CASE = (
+    ONE_ROD
+    + """
 [[loads]]
 type = "end_force"
 rod = "rod"
@@ -42,13 +26,12 @@ dt = 0.1
 [output]
 vtx_every = 5
 """
+)
 
 
 def test_cli_dynamics_runs(comm, shared_tmp):
     case = shared_tmp / "case.toml"
-    if comm.rank == 0:
-        case.write_text(CASE)
-    comm.barrier()
+    write_case(case, CASE, comm)
     assert main(["dynamics", str(case), "--out", str(shared_tmp / "out"), "--no-progress"]) == 0
     data = np.load(shared_tmp / "out" / "series.npz")
     assert data["t"][-1] == pytest.approx(1.0)
@@ -60,9 +43,7 @@ def test_cli_dynamics_runs(comm, shared_tmp):
 
 def test_cli_dynamics_unknown_key(comm, shared_tmp, capsys):
     case = shared_tmp / "bad.toml"
-    if comm.rank == 0:
-        case.write_text(CASE.replace("dt = 0.1", "dt = 0.1\nstep_size = 3"))
-    comm.barrier()
+    write_case(case, CASE.replace("dt = 0.1", "dt = 0.1\nstep_size = 3"), comm)
     assert main(["dynamics", str(case), "--no-progress"]) == 2
     if comm.rank == 0:
         assert "time.step_size" in capsys.readouterr().err

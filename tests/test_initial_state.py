@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from case_texts import ONE_ROD, write_case
 
 from fe_rodcontact import (
     CosseratRod,
@@ -81,26 +82,9 @@ def test_minimal_rotations_turn_tangents():
         minimal_rotations(t0[:1], -t0[:1])
 
 
-STRETCHED_CASE = """
-[[rods]]
-name = "rod"
-curve = "straight"
-start = [0.0, 0.0, 0.0]
-end = [1.0, 0.0, 0.0]
-elements = 4
-
-[section]
-EA = 1e3
-GA1 = 1e3
-GA2 = 1e3
-EI1 = 1.0
-EI2 = 1.0
-GJ = 1.0
-rhoA = 1.0
-rhoI1 = 0.01
-rhoI2 = 0.01
-rhoJ = 0.02
-
+STRETCHED_CASE = (
+    ONE_ROD
+    + """
 [[supports]]
 rod = "rod"
 end = "start"
@@ -121,6 +105,7 @@ dt = 0.1
 [output]
 vtx_every = 0
 """
+)
 
 
 def test_case_file_starts_deformed(comm, shared_tmp):
@@ -129,15 +114,11 @@ def test_case_file_starts_deformed(comm, shared_tmp):
     from fe_rodcontact.cli import main
 
     case = shared_tmp / "stretched.toml"
-    if comm.rank == 0:
-        case.write_text(STRETCHED_CASE)
-    comm.barrier()
+    write_case(case, STRETCHED_CASE, comm)
     assert main(["dynamics", str(case), "--out", str(shared_tmp / "out"), "--no-progress"]) == 0
     data = np.load(shared_tmp / "out" / "series.npz")
     assert data["kinetic_energy"].max() < 1e-25
     assert data["elastic_energy"] == pytest.approx(0.05, rel=1e-12)
     bad = STRETCHED_CASE.replace('["0.01 * x", "0", "0"]', '["0.01 * x", "0"]')
-    if comm.rank == 0:
-        case.write_text(bad)
-    comm.barrier()
+    write_case(case, bad, comm)
     assert main(["dynamics", str(case), "--out", str(shared_tmp / "bad"), "--no-progress"]) == 2
