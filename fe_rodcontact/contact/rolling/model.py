@@ -84,7 +84,7 @@ from fe_rodcontact.contact.rolling.changes import (
     tracked_origins,
 )
 from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry, relative_increment
-from fe_rodcontact.contact.rolling.records import step_records
+from fe_rodcontact.contact.rolling.records import contact_fields, step_records
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -647,27 +647,8 @@ class RollingContact(ContactModel):
         return out
 
     def contact_fields(self, contacts: ContactSet) -> dict[str, FloatArray]:
-        """The forces and slip of the step's records at its contacts (by identity).
-
-        A contact that did not roll in the step has no force (zero) and an unmeasured slip
-        (NaN); before the first step every field is NaN (the multipliers are not known).
-        """
-        n = len(contacts)
-        keys = ("normal_force", "tangential_force", "slip")
-        out = {key: np.full(n, np.nan) for key in keys}
-        if contacts.step == 0:
-            return _renamed(out)
-        out["normal_force"][:] = 0.0
-        out["tangential_force"][:] = 0.0
-        rows = {int(identity): i for i, identity in enumerate(contacts.ids)}
-        for record in reversed(self._run.records):
-            if record["step"] != contacts.step:
-                break
-            i = rows.get(int(record["id"]))
-            if i is not None:
-                for key in keys:
-                    out[key][i] = record[key]
-        return _renamed(out)
+        """The forces and slip of the step's records at its contacts (:func:`contact_fields`)."""
+        return contact_fields(self._run.records, contacts.ids, contacts.step)
 
     def obstacle_work(self) -> float:
         """The work of moving obstacles on the rods so far, −Δt μ·V summed over the steps."""
@@ -710,8 +691,3 @@ class RollingContact(ContactModel):
     def write_records(self, path: str | Path) -> None:
         """Write :attr:`records` as CSV on rank 0, the bodies by name (collective)."""
         write_records(self._comm, self._run.records, path, self._names)
-
-
-def _renamed(fields: dict[str, FloatArray]) -> dict[str, FloatArray]:
-    """The records' ``slip`` as the output's ``slip_velocity``."""
-    return {("slip_velocity" if key == "slip" else key): v for key, v in fields.items()}

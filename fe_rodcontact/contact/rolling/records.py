@@ -18,7 +18,7 @@ from fe_rodcontact.contact.rolling.geometry import relative_increment
 if TYPE_CHECKING:
     from fe_rodcontact.contact.rolling.state import RunState, StepState
 
-__all__ = ["contact_record", "per_contact", "step_records", "step_summary"]
+__all__ = ["contact_fields", "contact_record", "per_contact", "step_records", "step_summary"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -190,3 +190,34 @@ def step_records(
             )
         )
     return rows
+
+
+def contact_fields(
+    records: Sequence[Record], ids: npt.ArrayLike, step: int
+) -> dict[str, npt.NDArray[np.float64]]:
+    """The forces and slip of step ``step``'s records at the contacts ``ids`` (by identity).
+
+    A contact that did not roll in the step has no force (zero) and an unmeasured slip (NaN);
+    before the first step every field is NaN (the multipliers are not known). The records'
+    ``slip`` is the output's ``slip_velocity``.
+
+    Args:
+        records: The run's records, in step order (the step's are the last ones).
+        ids: The identities of the contacts, in the output's order.
+        step: The step whose records are written.
+    """
+    identities = np.asarray(ids)
+    keys = ("normal_force", "tangential_force", "slip")
+    out = {key: np.full(len(identities), np.nan) for key in keys}
+    if step != 0:
+        out["normal_force"][:] = 0.0
+        out["tangential_force"][:] = 0.0
+        rows = {int(identity): i for i, identity in enumerate(identities)}
+        for record in reversed(records):
+            if record["step"] != step:
+                break
+            i = rows.get(int(record["id"]))
+            if i is not None:
+                for key in keys:
+                    out[key][i] = record[key]
+    return {("slip_velocity" if key == "slip" else key): v for key, v in out.items()}
