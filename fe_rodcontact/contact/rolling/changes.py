@@ -6,6 +6,7 @@ became (:func:`follow_contacts`), which lost identities continue under a new one
 (:func:`adopted_identities`), which contacts closed during the step and where they were at tₙ
 (:func:`penetrating`, :func:`tracked_origins`; :func:`impact_problem` says why one cannot be an
 impact), which contacts switch between rolling and sliding (:func:`sliding_switches`),
+which impacts would add energy (:func:`separating_impacts`),
 whether a contact reached the free end of a rod (:func:`rod_end_problem`), and when a step's
 contact points have settled (:func:`points_settled`).
 Every input is the same on every rank, and so is every answer.
@@ -27,6 +28,7 @@ from fe_rodcontact.contact.geometry.contacts import (
 from fe_rodcontact.contact.geometry.matching import Matches, match_contacts
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactNames, ContactSet
 from fe_rodcontact.contact.rolling.active import ActiveContacts
+from fe_rodcontact.contact.rolling.geometry import relative_increment
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "points_settled",
     "reach",
     "rod_end_problem",
+    "separating_impacts",
     "sliding_switches",
     "tracked_origins",
 ]
@@ -308,6 +311,35 @@ def sliding_switches(
             if pressure > 0 and tangential > friction_coefficient * pressure:
                 switched.add(identity)
     return switched
+
+
+def separating_impacts(
+    ids: IntArray,
+    impacting: set[int],
+    geometries: Sequence[dict],
+    multipliers: FloatArray,
+    dt: float,
+) -> BoolArray:
+    """Which active contacts are impacts whose impulse did negative work μ·BΔq < 0.
+
+    An inelastic impact takes energy from the rods; one that would give them energy joined
+    rods that were moving apart. Round-off (1e-10 of |μ||BΔq|) does not count.
+
+    Args:
+        ids: The identities of the active contacts.
+        impacting: Those whose impact is in this step.
+        geometries: The rolling rows' geometry of each active contact.
+        multipliers: The step's multipliers, three per active contact.
+        dt: The step size.
+    """
+    separating = np.zeros(len(ids), dtype=bool)
+    forces = multipliers.reshape(-1, 3)
+    for j, i in enumerate(ids):
+        if int(i) in impacting:
+            work_rows = relative_increment(geometries[j], dt)  # BΔq − Δt V
+            size = np.linalg.norm(forces[j]) * np.linalg.norm(work_rows)
+            separating[j] = float(forces[j] @ work_rows) < -1e-10 * size
+    return separating
 
 
 def rod_end_problem(

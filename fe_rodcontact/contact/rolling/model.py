@@ -42,9 +42,11 @@ docs/rolling.md derives the discrete rows and shows what they conserve; in short
 
 **Where the pieces are.** :class:`RollingContact` holds the contact state and takes part in the
 step (:meth:`~RollingContact.begin_step`, :meth:`~RollingContact.linearise`,
-:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). The active contacts are in
+:meth:`~RollingContact.move_points`, :meth:`~RollingContact.commit`). Which contacts roll is
+decided in :mod:`~fe_rodcontact.contact.rolling.activation`; the active contacts are in
 :mod:`~fe_rodcontact.contact.rolling.active`, the lever arms and the rows c in
-:mod:`~fe_rodcontact.contact.rolling.geometry`, the forces Bᵀμ and their blocks in
+:mod:`~fe_rodcontact.contact.rolling.geometry` (read for the step's scheme by
+:mod:`~fe_rodcontact.contact.rolling.step_geometry`), the forces Bᵀμ and their blocks in
 :mod:`~fe_rodcontact.contact.rolling.rows`, the placement of the contact points in
 :mod:`~fe_rodcontact.contact.geometry.placement`, the changes of the contact set (identities,
 impacts, sliding) in :mod:`~fe_rodcontact.contact.rolling.changes`, and the records in
@@ -60,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
-from fe_rodcontact.contact.geometry.contacts import KIND_OBSTACLE, MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.model import (
@@ -71,22 +73,26 @@ from fe_rodcontact.contact.model import (
     StepContext,
 )
 from fe_rodcontact.contact.records import write_records
+from fe_rodcontact.contact.rolling.activation import Activation
 from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.contact.rolling.changes import (
-    adopted_identities,
     follow_contacts,
-    impact_problem,
-    penetrating,
     points_settled,
     reach,
     rod_end_problem,
+    separating_impacts,
     sliding_switches,
-    tracked_origins,
 )
-from fe_rodcontact.contact.rolling.geometry import GroupGeometry, StepGeometry, relative_increment
-from fe_rodcontact.contact.rolling.records import contact_fields, step_records
+from fe_rodcontact.contact.rolling.geometry import GroupGeometry, per_contact, pressures
+from fe_rodcontact.contact.rolling.records import (
+    contact_fields,
+    obstacle_work,
+    start_summary,
+    step_records,
+)
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
 from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
+from fe_rodcontact.contact.rolling.step_geometry import StepGeometry
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
@@ -98,10 +104,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 IMPACT_TREATMENTS = ("inelastic", "error")
 """What a contact that closes during the run does: a perfectly inelastic impact, or an error."""
-
-APPROACH_TOLERANCE = 1e-8
-"""A contact touching at the start whose material points approach each other faster than this
-times the speeds in its rows (round-off is 1e-16 of them) has its impact in the first step."""
 
 
 class RollingContact(ContactModel):
@@ -189,11 +191,16 @@ class RollingContact(ContactModel):
         self._obstacles = binding.obstacles
         self._stencils = binding.stencils
         self._h = binding.element_lengths
-        self._margin = binding.margin
-        self._held_points = binding.held_points
         self._names = binding.names
         self._placement = PointPlacement(rod, self._stencils, self._obstacles, self._h)
         self._geometry = StepGeometry(rod, self._stencils, self._radii, self._obstacles)
+        self._activation = Activation(
+            binding,
+            self._placement,
+            self._geometry,
+            touch_tolerance=self._touch,
+            impacts=self.impacts,
+        )
         self._moving = any(binding.obstacles[i].moves for i in binding.own_obstacles)
 
     def check_scheme(self, scheme: str) -> str | None:
@@ -222,155 +229,6 @@ class RollingContact(ContactModel):
         """The time that turns a row into a velocity: Δt on the increment, h on the end."""
         return self._now.dt if self._end_rows is None else self._end_rows.scale
 
-    def _impact_problem(
-        self, found: RawContacts, row: int, approach: float | None = None
-    ) -> str | None:
-        """Why the contact ``found[row]`` that closed (or approaches at the start) cannot hit."""
-        return impact_problem(
-            found,
-            row,
-            t=self._now.t,
-            impacts=self.impacts,
-            has_velocities=self._velocities is not None,
-            names=self._names,
-            approach=approach,
-        )
-
-    def _select(self, found: RawContacts, *, starting: bool, ids: IntArray) -> None:
-        """Make the contacts of ``found`` that roll in this step the active ones.
-
-        At the start: those that touch. Later: those active in the last accepted step, and
-        those that touch or went through without being active (impacts).
-        """
-        self._now.tracked, self._now.tracked_ids = found, ids
-        if starting:
-            active = np.abs(found.gap) <= self._touch * reach(self._radii, found)
-            fresh = np.zeros(len(found), dtype=bool)
-        else:
-            committed = self._run.committed
-            known = np.isin(ids, np.fromiter(committed, np.int64, len(committed)))
-            fresh = ~known & (found.gap <= self._touch * reach(self._radii, found))
-            problem = (
-                self._impact_problem(found, int(np.flatnonzero(fresh)[0]))
-                if np.any(fresh)
-                else None
-            )
-            raise_collectively(self._comm, problem, ContactError)
-            active = known | fresh
-        rows = np.flatnonzero(active & ~self._held(found))
-        self._now.impacting = {int(i) for i in ids[fresh]}
-        self._now.start = found.take(rows)
-        self._now.points = ActiveContacts.build(
-            self._stencils,
-            self._placement.guess(self._now.start, ids[rows], self._run.previous_points),
-            ids[rows],
-        )
-        if starting:
-            self._approaching_at_start(found, rows)
-
-    def _approaching_at_start(self, found: RawContacts, rows: IntArray) -> None:
-        """Contacts that touch at the start while approaching have their impact in the first step.
-
-        Their material points approach each other, e.g. a floor that starts moving up under a
-        rod at rest.
-
-        Rolling rows on the step's increment would hold the mean velocity of the step: the end
-        velocities would alternate about the obstacle's (0, 2V, 0, … for a rod at rest).
-
-        Args:
-            found: The contacts at the start.
-            rows: The rows of ``found`` that touch (the active contacts, in their order).
-        """
-        points = self._now.points
-        assert points is not None
-        if self._velocities is None or not len(rows):  # statics: no velocities
-            return
-        approach, scale = self._geometry.approach(points, self._velocities, self._now.t)
-        hitting = approach > APPROACH_TOLERANCE * scale
-        first = np.flatnonzero(hitting)
-        problem = (
-            self._impact_problem(found, int(rows[first[0]]), float(approach[first[0]]))
-            if len(first)
-            else None
-        )
-        raise_collectively(self._comm, problem, ContactError)
-        self._now.impacting = {int(i) for i in points.ids[hitting]}
-
-    def _adopt(self, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
-        """Keep rolling contacts whose identity the tracker lost.
-
-        Their multiplier, points and sliding state move to the new identity
-        (:func:`~fe_rodcontact.contact.rolling.changes.adopted_identities`) instead of the
-        new one counting as an impact.
-        """
-        committed = self._run.committed
-        self._run.adopt(
-            adopted_identities(
-                previous, found, ids, committed, radii=self._radii, touch_tolerance=self._touch
-            )
-        )
-
-    def _held(self, found: RawContacts) -> BoolArray:
-        """Obstacle contacts at a rod end whose displacement a support prescribes.
-
-        They do not roll: the support carries the load there, and their normal row would act on
-        prescribed unknowns alone (an empty row, a singular system).
-        """
-        held = np.zeros(len(found), dtype=bool)
-        on_obstacle = found.kind == KIND_OBSTACLE
-        for rod, s in self._held_points:
-            at = np.abs(found.s_a - s) <= 1e-9 * self._rod.rods.lengths[rod]
-            held |= on_obstacle & (found.rod_a == rod) & at
-        return held
-
-    def _check_held(self, found: RawContacts) -> None:
-        """A support that drives a rod end into an obstacle: a ContactError on every rank."""
-        into = self._held(found) & (found.gap < -self._touch * reach(self._radii, found))
-        message = None
-        if np.any(into):
-            j = int(np.flatnonzero(into)[0])
-            message = (
-                f"a support drives the rod end into the obstacle ({self._names.describe(found, j)}"
-                f", gap {found.gap[j]:.3g}) in the step from t = {self._now.t:.6g}: a prescribed "
-                "motion cannot go into an obstacle; change the support's motion."
-            )
-        raise_collectively(self._comm, message, ContactError)
-
-    def _closed_in_step(self, found: RawContacts, matched: IntArray) -> bool:
-        """Add the contacts that went through during the step as impacts; whether any did.
-
-        Args:
-            found: The contacts of the step's end configuration.
-            matched: The rows of ``found`` that the active contacts became.
-        """
-        assert self._now.points is not None
-        through = penetrating(found, matched, radii=self._radii, touch_tolerance=self._touch)
-        through = through[~self._held(found)[through]]
-        if not len(through):
-            return False
-        rows, problem = tracked_origins(
-            found,
-            through,
-            self._now.tracked,
-            self._now.tracked_ids,
-            self._now.points.ids,
-            self._h,
-            margin=self._margin,
-            t=self._now.t,
-            names=self._names,
-        )
-        problem = self._impact_problem(found, int(through[0])) or problem
-        raise_collectively(self._comm, problem, ContactError)
-        new, new_ids = self._now.tracked.take(rows), self._now.tracked_ids[rows]
-        self._now.start = RawContacts.concatenate([self._now.start, new])
-        self._now.points = ActiveContacts.build(
-            self._stencils,
-            RawContacts.concatenate([self._now.points.contacts, new]),
-            np.concatenate([self._now.points.ids, new_ids]),
-        )
-        self._now.impacting |= {int(i) for i in new_ids}
-        return True
-
     # -- the step ------------------------------------------------------------------------------
     def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
         """The contacts at tₙ (the committed configuration): they roll during the step."""
@@ -381,10 +239,17 @@ class RollingContact(ContactModel):
         self._now.gap_change = np.inf
         ids = np.asarray(contacts.ids)
         if self._run.previous_set is not None and self._run.step > 0:
-            self._adopt(self._run.previous_set, contacts.contacts, ids)
+            self._activation.adopt(self._run, self._run.previous_set, contacts.contacts, ids)
         self._now.contacts = contacts
         self._now.sliding = set(self._run.committed_sliding)  # an earlier attempt's are undone
-        self._select(contacts.contacts, starting=context.step == 0, ids=ids)
+        self._activation.select(
+            self._now,
+            self._run,
+            contacts.contacts,
+            starting=context.step == 0,
+            ids=ids,
+            velocities=self._velocities,
+        )
         self._check_rod_ends()
 
     def _check_rod_ends(self) -> None:
@@ -418,30 +283,15 @@ class RollingContact(ContactModel):
         )
 
     def _geometries(self, with_impacts: bool = True) -> tuple[GroupGeometry, GroupGeometry]:
-        """The geometry of the contacts between rods and of those with obstacles.
-
-        Args:
-            with_impacts: The rows of contacts whose impact is in this step are the impact's.
-        """
-        assert self._now.points is not None
-        return self._geometry.groups(
-            self._now.points,
-            impacting=self._now.impacting if with_impacts else set(),
-            velocities=self._velocities,
-            t=self._now.t,
-            dt=self._now.dt,
-            end_rows=self._end_rows,
-            held_gaps=None if self._end_rows is None else self._now.start.gap,
+        """The geometry of the step's contacts (:meth:`StepGeometry.of_step`)."""
+        return self._geometry.of_step(
+            self._now, self._velocities, self._end_rows, with_impacts=with_impacts
         )
 
     def _contact_geometries(self, with_impacts: bool = True) -> list[dict]:
         """:meth:`GroupGeometry.contact` of every active contact, in the step's order."""
         assert self._now.points is not None
-        out: list[dict] = [{} for _ in self._now.points.ids]
-        for geometry in self._geometries(with_impacts):
-            for j, i in enumerate(geometry.group.index):
-                out[i] = geometry.contact(j)
-        return out
+        return per_contact(self._geometries(with_impacts), len(self._now.points.ids))
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Forces Bᵀμ, constraint c and their derivatives at the rod's current state."""
@@ -459,11 +309,7 @@ class RollingContact(ContactModel):
 
     def _normal_forces(self, multipliers: FloatArray) -> FloatArray:
         """Pressure p of each contact (positive when pressing) at the current state."""
-        assert self._now.points is not None
-        push = np.zeros((len(self._now.points.ids), 3))
-        for geometry in self._geometries():
-            push[geometry.group.index] = geometry.push
-        return -np.einsum("nc,nc->n", multipliers.reshape(-1, 3), push)
+        return pressures(self._geometries(), multipliers)
 
     def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
         """Place the step's contact points where the gap is conserved; release tensile ones.
@@ -495,7 +341,7 @@ class RollingContact(ContactModel):
         if self.slide_outside_cone and self._switch_sliding(multipliers):
             return True
         found = end_contacts()
-        self._check_held(found)
+        self._activation.check_held(found, self._now.t)
         rods = self._rod.rods
         matches = follow_contacts(
             self._comm,
@@ -506,7 +352,9 @@ class RollingContact(ContactModel):
             t=self._now.t,
             names=self._names,
         )
-        if self._closed_in_step(found, matches.new):
+        if self._activation.closed_in_step(
+            self._now, found, matches.new, has_velocities=self._velocities is not None
+        ):
             return True
         if not len(self._now.points.ids):
             return False
@@ -538,24 +386,17 @@ class RollingContact(ContactModel):
         return True
 
     def _separating_impacts(self, multipliers: FloatArray) -> BoolArray:
-        """Which active contacts are impacts whose impulse did negative work μ·BΔq < 0.
-
-        An inelastic impact takes energy from the rods; one that would give them energy joined
-        rods that were moving apart. Round-off (1e-10 of |μ||BΔq|) does not count.
-        """
+        """Which active contacts are impacts that would add energy (:func:`separating_impacts`)."""
         assert self._now.points is not None
-        ids = self._now.points.ids
-        separating = np.zeros(len(ids), dtype=bool)
         if not self._now.impacting:
-            return separating
-        geometries = self._contact_geometries(with_impacts=False)  # the rolling rows
-        forces = multipliers.reshape(-1, 3)
-        for j, i in enumerate(ids):
-            if int(i) in self._now.impacting:
-                work_rows = relative_increment(geometries[j], self._now.dt)  # BΔq − Δt V
-                size = np.linalg.norm(forces[j]) * np.linalg.norm(work_rows)
-                separating[j] = float(forces[j] @ work_rows) < -1e-10 * size
-        return separating
+            return np.zeros(len(self._now.points.ids), dtype=bool)
+        return separating_impacts(
+            self._now.points.ids,
+            self._now.impacting,
+            self._contact_geometries(with_impacts=False),  # the rolling rows
+            multipliers,
+            self._now.dt,
+        )
 
     def _release(self, leaving: BoolArray) -> None:
         """Take the contacts ``leaving`` out of the step's active ones."""
@@ -610,11 +451,7 @@ class RollingContact(ContactModel):
             step_size=now.dt,
             friction_coefficient=self.friction_coefficient,
         )
-        # The work of moving obstacles, −Δt μ·V (the force on rod a is −μ).
-        work = -now.dt * sum(
-            float(self._run.multipliers.get(int(i), np.zeros(3)) @ geometry["surface_velocity"])
-            for i, geometry in zip(now.points.ids, geometries, strict=True)
-        )
+        work = obstacle_work(now.points.ids, self._run.multipliers, geometries, now.dt)
         # The guess of the next step moves σ on by the last step's motion: from its points
         # (half-way on the increment rows) or from its start (the rows at tₙ₊₁ use the end's).
         guesses = now.points.contacts if self._end_rows is None else now.start
@@ -626,21 +463,14 @@ class RollingContact(ContactModel):
 
         The number of contacts, largest slip velocity, gap error and cone ratio of the last
         step, the energy removed by impacts so far, and the work of moving obstacles (when one
-        of the targets moves). Before the first step nothing has slipped over a step and no
-        force has acted: the slip and the cone ratio are 0 (NaN without a friction
-        coefficient, as after), the gap error that of ``contacts``.
+        of the targets moves); before the first step :func:`start_summary`.
         """
         out = (
             dict(self._run.last)
             if self._run.last
-            else {
-                "rolling_contacts": float(self.num_multipliers // 3),
-                "max_slip": 0.0,
-                "max_gap": float(np.max(np.abs(contacts.contacts.gap), initial=0.0)),
-                "max_cone_ratio": float("nan") if self.friction_coefficient is None else 0.0,
-                "impact_energy_loss": 0.0,
-                "friction_energy_loss": 0.0,
-            }
+            else start_summary(
+                self.num_multipliers // 3, contacts.contacts.gap, self.friction_coefficient
+            )
         )
         if self._moving:
             out["obstacle_work"] = self._run.obstacle_work

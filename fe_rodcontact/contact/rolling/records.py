@@ -18,9 +18,18 @@ from fe_rodcontact.contact.rolling.geometry import relative_increment
 if TYPE_CHECKING:
     from fe_rodcontact.contact.rolling.state import RunState, StepState
 
-__all__ = ["contact_fields", "contact_record", "per_contact", "step_records", "step_summary"]
+__all__ = [
+    "contact_fields",
+    "contact_record",
+    "obstacle_work",
+    "per_contact",
+    "start_summary",
+    "step_records",
+    "step_summary",
+]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 def contact_record(
@@ -129,6 +138,47 @@ def step_summary(
         "max_cone_ratio": max((r["cone_ratio"] for r in rows), default=float("nan")),
         "impact_energy_loss": impact_energy_loss,
         "friction_energy_loss": friction_energy_loss,
+    }
+
+
+def obstacle_work(
+    ids: IntArray, multipliers: dict[int, FloatArray], geometries: Sequence[dict], dt: float
+) -> float:
+    """The work of moving obstacles on the rods in a step, −Δt μ·V (the force on rod a is −μ).
+
+    Args:
+        ids: The identities of the step's active contacts.
+        multipliers: The step's multiplier by contact identity.
+        geometries: The geometry of each active contact (its obstacle surface's velocity V; 0
+            between rods).
+        dt: The step size.
+    """
+    return -dt * sum(
+        float(multipliers.get(int(i), np.zeros(3)) @ geometry["surface_velocity"])
+        for i, geometry in zip(ids, geometries, strict=True)
+    )
+
+
+def start_summary(
+    rolling_contacts: int, gaps: FloatArray, friction_coefficient: float | None
+) -> dict[str, float]:
+    """The diagnostics before the first step, in the keys of :func:`step_summary`.
+
+    Nothing has slipped over a step and no force has acted: the slip and the cone ratio are 0
+    (NaN without a friction coefficient, as after), the gap error that of the contacts found.
+
+    Args:
+        rolling_contacts: The contacts that roll.
+        gaps: The gaps of the contacts found at the start.
+        friction_coefficient: The cone's k, if any.
+    """
+    return {
+        "rolling_contacts": float(rolling_contacts),
+        "max_slip": 0.0,
+        "max_gap": float(np.max(np.abs(gaps), initial=0.0)),
+        "max_cone_ratio": float("nan") if friction_coefficient is None else 0.0,
+        "impact_energy_loss": 0.0,
+        "friction_energy_loss": 0.0,
     }
 
 
