@@ -52,10 +52,12 @@ from fe_rodcontact.contact.model import (
     StepContext,
     StepKinematics,
 )
+from fe_rodcontact.contact.output import ContactOutput
 from fe_rodcontact.contact.potential.obstacle import ObstaclePotential
 from fe_rodcontact.contact.potential.rod_rod import RodRodPotential
 from fe_rodcontact.contact.rolling.model import RollingContact
-from fe_rodcontact.contact.scene import CENTRELINES, ContactOutput, ContactScene
+from fe_rodcontact.contact.scene import ContactScene
+from fe_rodcontact.contact.scene_options import CENTRELINES
 
 __all__ = [
     "CENTRELINES",

@@ -24,8 +24,7 @@ the searches that ran. The contacts go to the models, the time series (``contact
 ``min_gap``, ``contacts_new``, ``contacts_released``) and the contact-point output alike.
 """
 
-from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from mpi4py import MPI
 
@@ -33,7 +32,6 @@ import dolfinx.fem
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact import arguments
 from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
 from fe_rodcontact.contact.geometry.search import ContactSearch
@@ -46,39 +44,21 @@ from fe_rodcontact.contact.model import (
     StepContext,
     held_points,
 )
+from fe_rodcontact.contact.output import ContactOutput
+from fe_rodcontact.contact.scene_options import (
+    attach_problem,
+    contact_radii,
+    scene_problem,
+)
 from fe_rodcontact.contact.targets import DETECTED, Target, Targets
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["CENTRELINES", "ContactOutput", "ContactScene"]
+__all__ = ["ContactScene"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-CENTRELINES = ("smooth", "basis")
-"""Centrelines of the search and the contact points: the cubic B-spline through the nodes (P1
-rods), or the finite-element interpolation (the P1 polyline, the P2 curve)."""
-
-
-class ContactOutput(ABC):
-    """Where the contacts of accepted steps go (e.g. the contact points for ParaView)."""
-
-    @abstractmethod
-    def write(self, contacts: ContactSet, fields: Mapping[str, FloatArray]) -> None:
-        """Write the contacts of one configuration and their models' fields (collective).
-
-        ``fields`` holds one value per contact for each key of
-        :meth:`ContactScene.contact_fields` (``normal_force``, ``tangential_force``,
-        ``slip_velocity``).
-        """
-
-    def resume(self, frames: Sequence[tuple[int, float]]) -> None:
-        """A run goes on from a checkpoint, before which these (step, time) were written.
-
-        Collective. The default keeps nothing; an output with an index of its frames (the
-        ParaView ``.pvd`` of the contact points) takes these as its index and drops the rest.
-        """
 
 
 class ContactScene:
@@ -124,39 +104,15 @@ class ContactScene:
                 f"ContactScene takes the rods (a CosseratRod), got {type(rod).__name__}."
             )
         rods = rod.rods
-        values = [s.radius for s in rod.sections] if radii is None else radii
-        try:
-            radius_values = np.asarray(values, dtype=float).ravel()
-        except (TypeError, ValueError):
-            radius_values = np.zeros(0)  # not numbers: reported as such below
-        message = None
-        if len(radius_values) != rods.num_rods:
-            message = f"radii must be {rods.num_rods} numbers, one per rod, got {radii!r}."
-        elif not np.all(np.isfinite(radius_values) & (radius_values > 0)):
-            i = int(np.flatnonzero(~(np.isfinite(radius_values) & (radius_values > 0)))[0])
-            message = (
-                f"rod {rods.names[i]!r} has contact radius {float(radius_values[i])!r}; give its "
-                "section a radius (Section.circular(radius=...) or Section(..., radius=...)), "
-                "or give radii."
-            )
-        elif margin is not None and (problem := _positive("margin", margin)) is not None:
-            message = (
-                f"{problem}; take a fraction of the rod radius (e.g. 0.1 R) plus the distance "
-                "the rods move in one step."
-            )
-        elif centreline is not None and centreline not in CENTRELINES:
-            message = f"unknown centreline {centreline!r}; use one of {list(CENTRELINES)}."
-        elif centreline == "smooth" and rods.degree != 1:
-            message = "the smooth centreline needs P1 rods; use centreline='basis' for P2 rods."
-        elif line_points is not None and not (isinstance(line_points, int) and line_points >= 1):
-            message = f"line_points must be a positive integer, got {line_points!r}."
-        elif not (isinstance(output_every, int) and output_every >= 0):
-            message = f"output_every must be an integer >= 0, got {output_every!r}."
-        elif output is not None and not isinstance(output, ContactOutput):
-            message = (
-                f"output must be a ContactOutput (e.g. ContactSeriesWriter), got "
-                f"{type(output).__name__}."
-            )
+        radius_values, message = contact_radii(rod, radii)
+        message = message or scene_problem(
+            rod,
+            margin=margin,
+            centreline=centreline,
+            line_points=line_points,
+            output_every=output_every,
+            output=output,
+        )
         raise_collectively(rods.comm, message)
         if centreline is None:
             centreline = "smooth" if rods.degree == 1 else "basis"
@@ -294,32 +250,16 @@ class ContactScene:
                 problem, has no target, or a model cannot take part in steps of ``scheme``.
         """
         rods = self._rod.rods
-        message = None
         one_point = any(m.one_point_per_element for m in self._models)
         line_points = self._line_points or (1 if one_point else 2)
-        if rod is not self._rod:
-            message = (
-                "the contact scene was built on other rods than the problem's; build it on the "
-                "CosseratRod you give the problem: ContactScene(rod, ...)."
-            )
-        elif self._attached is not None:
-            message = (
-                "this contact scene is already in a problem; make one scene per problem "
-                "(its models hold the state of that problem's run)."
-            )
-        elif self._targets.empty:
-            message = (
-                "the contact scene has no target: add an obstacle, a pair of rods, 'rods' or "
-                "'self'."
-            )
-        elif one_point and line_points != 1:
-            message = (
-                f"line_points = {line_points}, but rolling contact needs one contact point per "
-                "element of a line contact: leave line_points unset (or 1)."
-            )
-        else:
-            refused = [r for m in self._models if (r := m.check_scheme(scheme)) is not None]
-            message = " ".join(refused) or None
+        message = attach_problem(
+            same_rods=rod is self._rod,
+            attached=self._attached is not None,
+            no_targets=self._targets.empty,
+            one_point=one_point,
+            line_points=line_points,
+            refused=[r for m in self._models if (r := m.check_scheme(scheme)) is not None],
+        )
         raise_collectively(rods.comm, message)
         n = rods.num_rods
         self._search = ContactSearch(
@@ -536,15 +476,6 @@ class ContactScene:
         self._written = [(int(step), float(t)) for step, t in frames.reshape(-1, 2)]
         if self._output is not None:
             self._output.resume(self._written)
-
-
-def _positive(name: str, value: object) -> str | None:
-    """Why ``value`` is not a positive number, or None."""
-    try:
-        arguments.positive(name, value)
-    except InputError as error:
-        return str(error)
-    return None
 
 
 def _prefixed(arrays: dict[str, npt.NDArray[np.generic]], prefix: str) -> dict:

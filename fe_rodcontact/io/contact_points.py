@@ -24,7 +24,7 @@ import meshio
 import numpy as np
 
 from fe_rodcontact.contact.geometry.tracking import ContactSet
-from fe_rodcontact.contact.scene import ContactOutput
+from fe_rodcontact.contact.output import ContactOutput
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = ["ContactPointWriter"]

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.contact.geometry.tracking import ContactSet
-from fe_rodcontact.contact.scene import ContactOutput
+from fe_rodcontact.contact.output import ContactOutput
 from fe_rodcontact.errors import raise_collectively
 
 __all__ = ["CATEGORIES", "FIELDS", "UNITS", "ContactSeriesWriter"]
