@@ -1,6 +1,7 @@
 """TOML case files mapped one to one onto dataclasses; unknown or invalid keys are errors.
 
-A statics case (see ``demos/cases/cantilever_rollup.toml``)::
+A statics case (see ``demos/cases/cantilever_rollup.toml``; read by
+:func:`~fe_rodcontact.cli.tables.from_table`)::
 
     [mesh]                 degree, and optionally file (+ rod_tag) instead of [[rods]]
     [[rods]]               name, curve (straight|arc|ring|helix|polyline), its parameters,
@@ -16,14 +17,12 @@ A statics case (see ``demos/cases/cantilever_rollup.toml``)::
 """
 
 import dataclasses
-import tomllib
-import types
-import typing
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fe_rodcontact.cli.tables import from_table, read_toml
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.curves import Curve, arc, helix, polyline, ring, straight
 from fe_rodcontact.rods.loads import (
@@ -435,104 +434,23 @@ DYNAMICS_TABLES = ("contact", "time", "initial")
 """Top-level tables of dynamics cases that statics does not take (named in its message)."""
 
 
-def _convert(value: Any, annotation: Any, where: str) -> Any:
-    """Check and convert a TOML value to a field's annotated type."""
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        errors = []
-        for option in (a for a in args if a is not type(None)):
-            try:
-                return _convert(value, option, where)
-            except InputError as error:
-                errors.append(str(error))
-        raise InputError(errors[-1])
-    if dataclasses.is_dataclass(annotation):
-        if not isinstance(value, dict):
-            raise InputError(f"{where} must be a table, got {value!r}.")
-        return _from_table(annotation, value, where)  # type: ignore[arg-type]
-    if origin is tuple:
-        if not isinstance(value, list) or len(value) != len(args):
-            raise InputError(f"{where} must be a list of {len(args)} numbers, got {value!r}.")
-        return tuple(_convert(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
-    if origin is list:
-        if not isinstance(value, list):
-            raise InputError(f"{where} must be a list, got {value!r}.")
-        return [_convert(v, args[0], f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise InputError(f"{where} must be a table, got {value!r}.")
-        return dict(value)
-    if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InputError(f"{where} must be a number, got {value!r}.")
-        return float(value)
-    if annotation is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{where} must be an integer, got {value!r}.")
-        return value
-    if annotation is bool:
-        if not isinstance(value, bool):
-            raise InputError(f"{where} must be true or false, got {value!r}.")
-        return value
-    if annotation is str:
-        if not isinstance(value, str):
-            raise InputError(f"{where} must be a string, got {value!r}.")
-        return value
-    raise TypeError(f"no conversion for {annotation}")  # a bug in the schema, not the input
+def load_case(path: str | Path, case_type: type = StaticsCase) -> Any:
+    """Read and check a TOML case file (on every rank: each raises the same error)."""
+    path = Path(path)
+    table = read_toml(path)
+    try:
+        if case_type is StaticsCase:
+            _refuse_dynamics_tables(table)
+        return from_table(case_type, table, "")
+    except InputError as error:
+        raise InputError(f"{path}: {error}") from None
 
 
-def _from_table(cls: type, table: dict[str, Any], where: str) -> Any:
-    """Build dataclass ``cls`` from a TOML table; unknown keys and missing fields are errors."""
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(table) - set(fields))
-    if unknown and cls is StaticsCase and unknown[0] in DYNAMICS_TABLES:
+def _refuse_dynamics_tables(table: dict[str, Any]) -> None:
+    """A statics case whose first unknown key is a dynamics table: say which command takes it."""
+    unknown = sorted(set(table) - {f.name for f in dataclasses.fields(StaticsCase)})
+    if unknown and unknown[0] in DYNAMICS_TABLES:
         raise InputError(
             f"unknown key {unknown[0]}: [{unknown[0]}] is a table of dynamics cases; run this "
             f"case with `fe-rodcontact dynamics`, or remove [{unknown[0]}] for statics."
         )
-    if unknown:
-        prefix = f"{where}." if where else ""
-        raise InputError(
-            f"unknown key {prefix}{unknown[0]}; allowed keys in {where or 'the top level'}: "
-            f"{sorted(fields)}."
-        )
-    values = {}
-    for name, f in fields.items():
-        key = f"{where}.{name}" if where else name
-        if name in table:
-            values[name] = _convert(table[name], hints[name], key)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise InputError(f"missing key {key}.")
-    try:
-        return cls(**values)
-    except InputError as error:
-        raise InputError(f"{where}: {error}" if where else str(error)) from None
-
-
-def load_case(path: str | Path, case_type: type = StaticsCase) -> Any:
-    """Read and check a TOML case file (on every rank: each raises the same error)."""
-    path = Path(path)
-    try:
-        with path.open("rb") as stream:
-            table = tomllib.load(stream)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such case file; give the path of a .toml case.") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a folder, not a case file; give a .toml file in it.") from None
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path}: not a text case file (byte {error.start} is not UTF-8); "
-            "give a TOML file saved as UTF-8."
-        ) from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the case file ({error.strerror}).") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"{path}: not valid TOML ({error}).") from None
-    try:
-        return _from_table(case_type, table, "")
-    except InputError as error:
-        raise InputError(f"{path}: {error}") from None
