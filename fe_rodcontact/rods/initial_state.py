@@ -9,18 +9,22 @@ supports, which hold an end where it starts plus its prescribed motion).
 
 :func:`minimal_rotations` gives the ψ that turns each reference tangent onto the deformed one
 by the smallest rotation: for a planar curve that is the parallel-transported frame, so the
-rod starts untwisted.
+rod starts untwisted. :func:`body_angular_velocities` turns a spatial angular velocity field
+ω(x) into the body angular velocities W = Λᵀω that the time integrators store.
 """
 
 from collections.abc import Callable
 
+import dolfinx.fem
+import dolfinx.mesh
 import numpy as np
 import numpy.typing as npt
+import ufl
 
 from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["deform_rods", "minimal_rotations"]
+__all__ = ["body_angular_velocities", "deform_rods", "minimal_rotations"]
 
 Array = npt.NDArray[np.float64]
 Field = Callable[[Array], npt.ArrayLike]
@@ -101,3 +105,31 @@ def deform_rods(rod: CosseratRod, displacement: Field, rotation: Field | None = 
         )
         state[:, 3:] = psi.x.array.reshape(-1, 3)
     rod.commit("rotation vector")
+
+
+def body_angular_velocities(
+    mesh: dolfinx.mesh.Mesh, points: Array, rotation: dolfinx.fem.Function, angular_velocity: Field
+) -> Array:
+    """W = Λᵀ ω(x) at the quadrature ``points`` of every cell of this rank (owned and ghost).
+
+    Args:
+        mesh: The rods' mesh.
+        points: Reference points of the quadrature rule (points, 1).
+        rotation: Λ at those points (a quadrature Function).
+        angular_velocity: The spatial angular velocity ω(x), x a (3, n) array.
+
+    Returns:
+        W, shape (cells, points, 3).
+    """
+    n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
+    cells = np.arange(n_cells, dtype=np.int32)
+    at_points = dolfinx.fem.Expression(ufl.SpatialCoordinate(mesh), points).eval(mesh, cells)
+    positions = at_points.reshape(n_cells, len(points), 3)  # a rank may hold no cells
+    rotations = (
+        dolfinx.fem.Expression(rotation, points)
+        .eval(mesh, cells)
+        .reshape(n_cells, len(points), 3, 3)
+    )
+    flat = positions.reshape(-1, 3).T
+    omega = np.asarray(angular_velocity(flat), dtype=float).reshape(3, -1) + 0 * flat
+    return np.einsum("cpji,cpj->cpi", rotations, omega.T.reshape(positions.shape))

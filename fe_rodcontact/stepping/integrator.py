@@ -34,6 +34,7 @@ from fe_rodcontact.contact.model import (
 )
 from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import InputError
+from fe_rodcontact.rods.initial_state import body_angular_velocities
 from fe_rodcontact.rods.kinematics import cayley, cayley_jacobian
 from fe_rodcontact.rods.loads import EndForce, EndMoment, Load, PointForce, PointMoment, Support
 from fe_rodcontact.rods.rod import CosseratRod, scatter_to_quadrature
@@ -50,6 +51,7 @@ from fe_rodcontact.stepping.tolerances import (
     default_dynamics_options,
     scaled_absolute_tolerance,
 )
+from fe_rodcontact.stepping.work import load_work, support_work
 
 __all__ = ["Integrator", "TimedLoad", "quadrature_function"]
 
@@ -379,8 +381,10 @@ class Integrator(Scheme):
 
     def commit(self, residual: dolfinx.fem.Form) -> None:
         """The work of the loads and the supports over the step, then :meth:`update`."""
-        self.external_work += self.external_power()
-        self.external_work += self.support_work(residual, self.bcs)
+        self.external_work += load_work(self._external_form, self._rod, self.previous_displacement)
+        self.external_work += support_work(
+            residual, self.bcs, self._rod, self.previous_displacement
+        )
         self.viscous_dissipation += self.step_dissipation()
         self.update()
 
@@ -399,40 +403,6 @@ class Integrator(Scheme):
             -1, 3
         ) + dt * self.velocity.x.array.reshape(-1, 3)
         state[:, 3:] = 0.0
-
-    def external_power(self) -> float:
-        """δW_ext(Δu, τ) of the converged step: the external work done over it."""
-        if self._external_form is None:
-            return 0.0
-        vector = dolfinx.fem.assemble_vector(self._external_form)
-        vector.scatter_reverse(dolfinx.la.InsertMode.add)
-        n = self._rod.function_space.dofmap.index_map.size_local * 6
-        increment = self._rod.state.x.array[:n].copy().reshape(-1, 6)
-        increment[:, :3] -= self.previous_displacement.x.array[: n // 2].reshape(-1, 3)
-        local = float(np.dot(vector.array[:n], increment.ravel()))
-        return float(self._rod.mesh.comm.allreduce(local))
-
-    def support_work(
-        self, residual: dolfinx.fem.Form, bcs: Sequence[dolfinx.fem.DirichletBC]
-    ) -> float:
-        """The work of the support reactions over the converged step (prescribed end motions).
-
-        At a prescribed dof the residual (inertia + internal − external forces) is the force
-        the support applies, so its work is Σ Rᵢ Δqᵢ over those dofs with Δq = (Δu, τ). For the
-        energy-momentum scheme this closes the energy balance exactly, as for the loads.
-        """
-        if not bcs:
-            return 0.0
-        vector = dolfinx.fem.assemble_vector(residual)
-        vector.scatter_reverse(dolfinx.la.InsertMode.add)
-        n = self._rod.function_space.dofmap.index_map.size_local * 6
-        increment = self._rod.state.x.array[:n].copy().reshape(-1, 6)
-        increment[:, :3] -= self.previous_displacement.x.array[: n // 2].reshape(-1, 3)
-        owned = [bc.dof_indices()[0][: bc.dof_indices()[1]] for bc in bcs]
-        dofs = np.unique(np.concatenate(owned)) if owned else np.zeros(0, dtype=np.int32)
-        dofs = dofs[dofs < n]
-        local = float(np.dot(vector.array[dofs], increment.ravel()[dofs]))
-        return float(self._rod.mesh.comm.allreduce(local))
 
     def update(self) -> None:
         """After a converged solve: new velocities (and accelerations), then the rods' commit."""
@@ -469,30 +439,9 @@ class Integrator(Scheme):
             )
             self.velocity.x.scatter_forward()
         if angular_velocity is not None:
-            rod = self._rod
-            mesh = rod.mesh
-            n_cells = mesh.topology.index_map(1).size_local + mesh.topology.index_map(1).num_ghosts
-            cells = np.arange(n_cells, dtype=np.int32)
-            points = (
-                dolfinx.fem.Expression(
-                    ufl.SpatialCoordinate(mesh),
-                    self._inertia_points,
-                )
-                .eval(mesh, cells)
-                .reshape(n_cells, len(self._inertia_points), 3)  # a rank may hold no cells
+            body = body_angular_velocities(
+                self._rod.mesh, self._inertia_points, self.inertia_rotation, angular_velocity
             )
-            rotations = (
-                dolfinx.fem.Expression(
-                    self.inertia_rotation,
-                    self._inertia_points,
-                )
-                .eval(mesh, cells)
-                .reshape(n_cells, len(self._inertia_points), 3, 3)
-            )
-            flat = points.reshape(-1, 3).T
-            omega = np.asarray(angular_velocity(flat), dtype=float).reshape(3, -1) + 0 * flat
-            omega = omega.T.reshape(points.shape)
-            body = np.einsum("cpji,cpj->cpi", rotations, omega)
             scatter_to_quadrature(self.angular_velocity, body)
             self.nodal_angular_velocity.interpolate(
                 lambda x: np.asarray(angular_velocity(x), dtype=float).reshape(3, -1) + 0 * x
