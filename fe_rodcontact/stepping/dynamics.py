@@ -37,13 +37,6 @@ from fe_rodcontact.errors import ConvergenceError, InputError, raise_collectivel
 from fe_rodcontact.rods.loads import Load, Support
 from fe_rodcontact.rods.rod import CosseratRod
 from fe_rodcontact.solvers.constrained import ConstrainedNewton
-from fe_rodcontact.stepping.checkpoint import (
-    DAMAGED,
-    gather_cell_values,
-    load_npz,
-    save_npz,
-    scatter_cell_values,
-)
 from fe_rodcontact.stepping.consistent_start import StartProjection
 from fe_rodcontact.stepping.energy_momentum import EnergyMomentum
 from fe_rodcontact.stepping.generalized_alpha import GeneralizedAlpha
@@ -52,13 +45,17 @@ from fe_rodcontact.stepping.interrupt import Interrupted, stop_requested
 from fe_rodcontact.stepping.monitoring import StepMonitor
 from fe_rodcontact.stepping.progress import Progress
 from fe_rodcontact.stepping.recording import TimeSeries
+from fe_rodcontact.stepping.run_checkpoint import (
+    CHECKPOINT_FILE,
+    RunCheckpoint,
+    read_run,
+    write_run,
+)
 from fe_rodcontact.stepping.stepper import StepControl, Stepper, StepResult
 
 __all__ = ["CHECKPOINT_FILE", "INTEGRATORS", "DynamicProblem", "FieldOutput", "TimeStepping"]
 
 INTEGRATORS = ("energy-momentum", "generalized-alpha")
-CHECKPOINT_FILE = "state.npz"
-"""The checkpoint's file in its folder (rank-independent layout)."""
 
 
 class FieldOutput(Protocol):
@@ -424,91 +421,34 @@ class DynamicProblem:
     def write_checkpoint(self, folder: str | Path) -> None:
         """Write the state, time, step size, series and contact to ``folder/state.npz``.
 
-        Collective. The layout is rank-independent (:mod:`fe_rodcontact.stepping.checkpoint`):
+        Collective. The layout is rank-independent (:mod:`fe_rodcontact.stepping.run_checkpoint`):
         a checkpoint written on any number of ranks can be read on any other.
         """
-        comm = self._rod.mesh.comm
-        values = gather_cell_values(self._checkpoint_functions())
+        run = RunCheckpoint(
+            self.time,
+            self._integrator.external_work,  # (the obstacles' is in the contact state)
+            self._next_dt,
+            self.steps,
+            self.series,
+        )
         contact = {} if self._contact is None else self._contact.checkpoint_state()
-        arrays: dict[str, npt.NDArray[np.generic]] | None = None
-        if comm.rank == 0:
-            assert values is not None
-            arrays = dict(zip(_field_keys(self._checkpoint_functions()), values, strict=True))
-            arrays.update({f"series_{k}": v for k, v in self.series.arrays().items()})
-            work = self._integrator.external_work  # (the obstacles' is in the contact state)
-            scalars = [self.time, work, self._next_dt or 0.0, self.steps, comm.size]
-            arrays["scalars"] = np.array(scalars, dtype=float)
-            arrays.update({f"contact_{k}": v for k, v in contact.items()})
-        save_npz(Path(folder) / CHECKPOINT_FILE, comm, arrays)
+        write_run(folder, self._rod.mesh.comm, self._checkpoint_functions(), run, contact)
 
     def read_checkpoint(self, folder: str | Path) -> None:
         """Continue from a checkpoint written by :meth:`write_checkpoint` (same mesh, any ranks)."""
-        comm = self._rod.mesh.comm
-        path = Path(folder) / CHECKPOINT_FILE
-        message = None
-        if not path.exists():
-            message = (
-                f"no checkpoint {path}: the run that used this output folder wrote none. Set "
-                "[output].checkpoint_every > 0, or stop a run with Ctrl-C or SIGTERM (both write "
-                "one), or run without --restart."
-            )
-            old = sorted(Path(folder).glob("rank*.npz"))
-            if old:
-                message = (
-                    f"{folder} holds a per-rank checkpoint of an older version ({len(old)} "
-                    f"files), which only `mpiexec -n {len(old)}` could read; run again."
-                )
-        raise_collectively(comm, message)
-        data = load_npz(path, comm, "checkpoint")
-        functions = self._checkpoint_functions()
-        keys = _field_keys(functions)
-        if not any(k in data for k in keys):  # written before the fields had names
-            keys = [f"field_{i}" for i in range(len(functions))]
-        missing = [k for k in keys if k not in data]
-        contact: dict[str, npt.NDArray[np.generic]] = {
-            k[len("contact_") :]: v for k, v in data.items() if k.startswith("contact_")
-        }
-        if self._contact is not None and not contact:
-            missing.append("the contact scene's state")
-        raise_collectively(
-            comm,
-            f"checkpoint {path} lacks {missing}: it was written by another case or integrator; "
-            "restart with the case that wrote it."
-            if missing or "scalars" not in data
-            else None,
+        run = read_run(
+            folder,
+            self._rod.mesh.comm,
+            self._checkpoint_functions(),
+            None if self._contact is None else self._contact.restore_state,
         )
-        scatter_cell_values(functions, [data[k] for k in keys], f"checkpoint {path}")
-        message = None
-        try:
-            t, work, next_dt, steps, _ranks = (float(v) for v in data["scalars"])
-            series = TimeSeries()
-            series.load({k[len("series_") :]: data[k] for k in data if k.startswith("series_")})
-            if len(series) != steps + 1 or series.arrays()["t"][-1] != t:
-                raise ValueError(f"{len(series)} rows of the time series for {steps:g} steps")
-            if self._contact is not None:
-                self._contact.restore_state(contact)
-        except InputError:
-            raise  # already on every rank, naming its file
-        except DAMAGED as error:
-            message = (
-                f"checkpoint {path} is damaged ({type(error).__name__}: {error}); start the run "
-                "afresh."
-            )
-        raise_collectively(comm, message)
-        self.time, self._integrator.external_work = t, work
-        arrays = series.arrays()
+        self.time, self._integrator.external_work = run.time, run.external_work
+        arrays = run.series.arrays()
         if "viscous_dissipation" in arrays:
             self._integrator.viscous_dissipation = float(arrays["viscous_dissipation"][-1])
-        self._stepper.steps = int(steps)
-        self._next_dt = next_dt if next_dt > 0 else None
-        self.series = series
+        self._stepper.steps = run.steps
+        self._next_dt = run.next_dt
+        self.series = run.series
 
     def _checkpoint_functions(self) -> tuple[dolfinx.fem.Function, ...]:
         return (*self._rod.state_functions(), *self._integrator.state_functions())
-
-
-def _field_keys(functions: Sequence[dolfinx.fem.Function]) -> list[str]:
-    """The checkpoint's key of each Function: ``field_`` and its name (``field_velocity``)."""
-    keys = [f"field_{f.name}" for f in functions]
-    assert len(set(keys)) == len(keys), f"checkpoint fields need distinct names: {keys}"
-    return keys
