@@ -16,15 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.errors import InputError, raise_collectively
-from fe_rodcontact.rods.mesh import (
+from fe_rodcontact.rods.chains import (
     RodChain,
-    RodMesh,
     chain_cells,
     chain_with_frames,
-    distribute_chains,
     duplicate_nodes,
     validate_chain,
 )
+from fe_rodcontact.rods.mesh import RodMesh, distribute_chains
 
 __all__ = ["read_rod_mesh"]
 
