@@ -6,6 +6,8 @@ along it unless a support (or, later, a contact) stops it. A fixed displacement 
 a point x stops the combination e_c·(a + w × x) = [e_c, x × e_c]·(a, w); a fixed rotation
 component c stops e_c·w. The motions that every fixed component leaves at zero form the null
 space of those rows; it is computed per group of rods that share nodes (a rigid group).
+
+:func:`move_rigidly` puts the rods through such a motion (the objectivity check of the strains).
 """
 
 from collections.abc import Sequence
@@ -13,11 +15,18 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.rods.rotations import exp_map
 
-__all__ = ["check_supports", "describe_motion", "free_rigid_motions", "rigid_groups"]
+__all__ = [
+    "check_supports",
+    "describe_motion",
+    "free_rigid_motions",
+    "move_rigidly",
+    "rigid_groups",
+]
 
 Array = npt.NDArray[np.float64]
 
@@ -114,3 +123,31 @@ def check_supports(rod: CosseratRod, supports: Sequence[Support], what: str = "s
             + ". Clamp one end of each rod (a support with kind = 'clamped')."
         )
     raise_collectively(rod.mesh.comm, message)
+
+
+def move_rigidly(
+    rod: CosseratRod,
+    rotation_vector: npt.ArrayLike,
+    translation: npt.ArrayLike,
+    origin: npt.ArrayLike = (0.0, 0.0, 0.0),
+) -> None:
+    """Set the rods' state to a rigid motion of their current configuration.
+
+    x ↦ origin + R (x − origin) + translation and Λ ↦ R Λ, with R = exp(rotation_vector),
+    written as nodal values of u and θ (θ = the rotation vector itself, any size below π per
+    call; call repeatedly with :meth:`~fe_rodcontact.rods.rod.CosseratRod.commit` for several
+    turns). It changes no strain: the objectivity of the rods' strain measures.
+
+    Raises:
+        InputError: For a rotation of π or more.
+    """
+    psi = np.asarray(rotation_vector, dtype=float)
+    if np.linalg.norm(psi) >= np.pi:
+        raise InputError("move_rigidly: give a rotation of less than π per call.")
+    r = exp_map(psi)
+    coordinates = rod.function_space.tabulate_dof_coordinates()
+    state = rod.state.x.array.reshape(-1, 6)
+    current = coordinates + state[:, :3]
+    moved = np.asarray(origin) + (current - np.asarray(origin)) @ r.T + np.asarray(translation)
+    state[:, :3] = moved - coordinates
+    state[:, 3:] = psi

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import ufl
 
-from fe_rodcontact.errors import InputError, raise_collectively
+from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.rods import kinematics
 from fe_rodcontact.rods.mesh import RodMesh
 from fe_rodcontact.rods.rotations import cayley_map, exp_map, geodesic_frames, log_map
@@ -474,31 +474,3 @@ class CosseratRod:
         """Return to a state saved by :meth:`snapshot`."""
         for f, saved in zip(self.state_functions(), snapshot):
             f.x.array[:] = saved
-
-    def rotate_rigidly(
-        self,
-        rotation_vector: npt.ArrayLike,
-        translation: npt.ArrayLike,
-        origin: npt.ArrayLike = (0.0, 0.0, 0.0),
-    ) -> None:
-        """Set the state to a rigid motion of the current configuration (for objectivity tests).
-
-        x ↦ origin + R (x − origin) + translation and Λ ↦ R Λ, with R = exp(rotation_vector),
-        written as nodal values of u and θ (θ = the rotation vector itself, any size below π
-        per call; call repeatedly with :meth:`commit` for several turns).
-        """
-        psi = np.asarray(rotation_vector, dtype=float)
-        if np.linalg.norm(psi) >= np.pi:
-            raise InputError("rotate_rigidly: give a rotation of less than π per call.")
-        r = exp_map(psi)
-        coordinates = self._V.tabulate_dof_coordinates()
-        state = self._state.x.array.reshape(-1, 6)
-        current = coordinates + state[:, :3]
-        moved = np.asarray(origin) + (current - np.asarray(origin)) @ r.T + np.asarray(translation)
-        state[:, :3] = moved - coordinates
-        state[:, 3:] = psi
-
-
-def rotation_increment_to(target: Array, current: Array) -> Array:
-    """The rotation vector θ with exp(θ) current = target (both 3×3 matrices)."""
-    return log_map(target @ current.T)
