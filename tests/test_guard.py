@@ -12,7 +12,11 @@ Modes (environment variable ``FE_RODCONTACT_GUARD``):
 - unset (CI): every array within 1e-9 of its largest magnitude plus 1e-12 (absolute, for the
   round-off quantities such as slips and gaps of order 1e-16) of the reference. A change of
   behaviour moves these runs by far more; other machines and MUMPS (which is not bitwise
-  reproducible within one process on 2 ranks, ~3e-17 m) by far less.
+  reproducible within one process on 2 ranks, ~3e-17 m) by far less. What the last Newton
+  iterations decide at the residual's round-off floor moves more (:data:`AT_THE_FLOOR`):
+  whether one more iteration is taken there depends on round-off (plain statics on 2 ranks took
+  [2, 2, 3, 3, 4, 4] iterations per load step on one machine and [2, 2, 3, 3, 4, 3] on
+  another), and so does the last 1e-10 N of a multiplier.
 - ``exact``: serially, every array bit for bit (a restructuring that claims to keep behaviour
   is checked with this on the machine that recorded the references; on 2 ranks MUMPS is not
   bitwise reproducible, so there it is the tolerance above).
@@ -55,6 +59,17 @@ from fe_rodcontact.strings import StringsConfig, run_strings
 MODE = os.environ.get("FE_RODCONTACT_GUARD", "")
 REFERENCES = Path(__file__).parent / "guard"
 RTOL, ATOL = 1e-9, 1e-12
+AT_THE_FLOOR = {"iterations": 1.0, "multipliers": 5e-10, "force": 5e-10}
+"""Arrays decided at the residual's round-off floor (by a word in their key), and how far
+(absolute) each entry may move: an iteration count by one; a multiplier or a contact force by
+the force the floor leaves unresolved (the residual norms stagnate at ~1e-10 N there; 7.1e-11 N
+measured between two machines on 2 ranks, with states within 1e-12)."""
+
+
+def _floor_allowance(key: str) -> float:
+    """How far the entries of the array ``key`` may move at the round-off floor (0: none)."""
+    return max((v for word, v in AT_THE_FLOOR.items() if word in key), default=0.0)
+
 
 R = 0.05
 SECTION = Section(
@@ -411,7 +426,7 @@ def _check(comm, name: str, arrays: Arrays) -> None:
             assert np.array_equal(value, expected, equal_nan=True), f"{name}/{key}"
             continue
         difference = np.max(np.abs(value[finite] - expected[finite]), initial=0.0)
-        assert difference <= RTOL * scale + ATOL, (
+        assert difference <= RTOL * scale + ATOL + _floor_allowance(key), (
             f"{name}/{key}: differs by {difference:.3g} (scale {scale:.3g})"
         )
 
