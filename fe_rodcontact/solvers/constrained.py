@@ -51,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact.solvers.bordered_numbering import BorderedNumbering, PointPattern
+from fe_rodcontact.solvers.coo_matrix import CooMatrix
 from fe_rodcontact.solvers.linearisation import PointLinearisation, PointTerms, combine
 from fe_rodcontact.solvers.newton import (
     NewtonProblem,
@@ -156,8 +157,7 @@ class ConstrainedNewton:
         self._X: PETSc.Vec | None = None
         self._F: PETSc.Vec | None = None
         self._contact: PointPattern | None = None
-        self._values = np.zeros(0)
-        self._rod_indices: tuple[IntArray, IntArray] | None = None
+        self._coo_matrix: CooMatrix | None = None  # several ranks: rebuilt per layout
         self._ordered_matrix: OrderedMatrix | None = None
         self._factored = False  # the matrix of this pattern has been assembled (and factored)
         self._reusing = False  # this solve keeps the last matrix and its factors
@@ -208,7 +208,7 @@ class ConstrainedNewton:
         self._A.setSizes(((local, PETSc.DECIDE), (local, PETSc.DECIDE)))
         self._A.setType("aij")
         self._contact = None
-        self._rod_indices = None
+        self._coo_matrix = None
         self._rod_slot, self._multiplier_slot = slice(0, self._n), slice(self._n, None)
         self._snes = PETSc.SNES().create(self._comm)
         self._snes.setFunction(_weak(self.residual), self._F)
@@ -423,7 +423,8 @@ class ConstrainedNewton:
         if self._ordered:
             self._A = self._renumbered_matrix(X, contact)
         else:
-            self._A = self._coo_matrix(contact)
+            assert self._coo_matrix is not None
+            self._A = self._coo_matrix.matrix(self._comm, old.getSizes(), contact)
         old.destroy()  # (a no-op where OrderedMatrix freed it already)
         self._snes.setJacobian(_weak(self.jacobian), self._A, self._A)
         return True
@@ -440,25 +441,8 @@ class ConstrainedNewton:
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
         if self._ordered:
             self._ordered_matrix = OrderedMatrix(rod_matrix)
-            return
-        indptr, columns, _ = rod_matrix.getValuesCSR()
-        numbering = self._numbering
-        rows = np.repeat(
-            np.arange(self._n, dtype=np.int64) + numbering.owned_start, np.diff(indptr)
-        )
-        self._rod_indices = (numbering.extended(rows), numbering.extended(columns.astype(np.int64)))
-
-    def _coo_matrix(self, contact: PointPattern) -> PETSc.Mat:
-        """A matrix of the rod entries and ``contact``'s, preallocated through PETSc's COO."""
-        assert self._rod_indices is not None and self._A is not None
-        rows = np.concatenate([self._rod_indices[0], contact.rows])
-        cols = np.concatenate([self._rod_indices[1], contact.cols])
-        self._values = np.zeros(len(rows))
-        A = PETSc.Mat().create(comm=self._comm)
-        A.setSizes(self._A.getSizes())
-        A.setType("aij")
-        A.setPreallocationCOO(rows.astype(PETSc.IntType), cols.astype(PETSc.IntType))
-        return A
+        else:
+            self._coo_matrix = CooMatrix(rod_matrix, self._numbering, self._n)
 
     def _renumbered_matrix(self, X: PETSc.Vec, contact: PointPattern) -> PETSc.Mat:
         """The matrix in the order of elimination of this pattern (serial; module docs).
@@ -494,13 +478,7 @@ class ConstrainedNewton:
             self._problem.assemble_jacobian(None, self._x_rod, self._ordered_matrix.rod_view, None)
             self._ordered_matrix.fill(self._contact.values(linearised))
             return
-        assert self._rod_indices is not None
-        rod_entries = len(self._rod_indices[1])
+        assert self._coo_matrix is not None
         rod_matrix = self._problem.matrix
         self._problem.assemble_jacobian(None, self._x_rod, rod_matrix, None)
-        _, columns, rod_values = rod_matrix.getValuesCSR()
-        assert len(columns) == rod_entries
-        self._values[:rod_entries] = rod_values
-        self._values[rod_entries:] = self._contact.values(linearised)
-        A.setValuesCOO(self._values, addv=PETSc.InsertMode.INSERT_VALUES)
-        A.assemble()
+        self._coo_matrix.fill(A, rod_matrix, self._contact.values(linearised))
