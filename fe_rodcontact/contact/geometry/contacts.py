@@ -105,6 +105,19 @@ class RawContacts:
         """
         return np.where(self.kind == KIND_OBSTACLE, self.rod_a, self.rod_b)
 
+    def material_keys(self) -> list[tuple]:
+        """What identifies each contact within one search: its bodies and material points."""
+        return list(
+            zip(
+                self.kind.tolist(),
+                self.rod_a.tolist(),
+                self.rod_b.tolist(),
+                self.s_a.tolist(),
+                self.s_b.tolist(),
+                strict=True,
+            )
+        )
+
     def take(self, index: IntArray) -> "RawContacts":
         """The contacts at ``index``."""
         return RawContacts(*(getattr(self, f)[index] for f in self.fields()))

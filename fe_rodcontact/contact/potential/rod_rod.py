@@ -397,7 +397,7 @@ class RodRodPotential(ContactModel):
         assert self._active is not None
         s = self._forces(self._active)
         self._step_fields = (
-            _keys(self._active.contacts),
+            self._active.contacts.material_keys(),
             {
                 "normal_force": s.normal_force,
                 "tangential_force": s.tangential_force,
@@ -441,7 +441,7 @@ class RodRodPotential(ContactModel):
         if self._step_fields is not None:
             keys, values = self._step_fields
             rows = {key: i for i, key in enumerate(keys)}
-            for i, key in enumerate(_keys(found)):
+            for i, key in enumerate(found.material_keys()):
                 if key in rows:
                     for name, column in values.items():
                         out[name][i] = column[rows[key]]
@@ -487,17 +487,3 @@ class RodRodPotential(ContactModel):
         if self._damping is not None or self._friction is not None:
             out["dissipated_energy"] = self.dissipated_energy
         return out
-
-
-def _keys(contacts: RawContacts) -> list[tuple]:
-    """What identifies a contact of one search: its bodies and material points."""
-    return list(
-        zip(
-            contacts.kind.tolist(),
-            contacts.rod_a.tolist(),
-            contacts.rod_b.tolist(),
-            contacts.s_a.tolist(),
-            contacts.s_b.tolist(),
-            strict=True,
-        )
-    )
