@@ -47,8 +47,9 @@ decided in :mod:`~fe_rodcontact.contact.rolling.activation`; the active contacts
 :mod:`~fe_rodcontact.contact.rolling.active`, the lever arms and the rows c in
 :mod:`~fe_rodcontact.contact.rolling.geometry` (read for the step's scheme by
 :mod:`~fe_rodcontact.contact.rolling.step_geometry`), the forces Bᵀμ and their blocks in
-:mod:`~fe_rodcontact.contact.rolling.rows`, the placement of the contact points in
-:mod:`~fe_rodcontact.contact.geometry.placement`, the changes of the contact set (identities,
+:mod:`~fe_rodcontact.contact.rolling.rows`, the placement of the contact points after a solve in
+:mod:`~fe_rodcontact.contact.rolling.settling` (the points themselves in
+:mod:`~fe_rodcontact.contact.geometry.placement`), the changes of the contact set (identities,
 impacts, sliding) in :mod:`~fe_rodcontact.contact.rolling.changes`, and the records in
 :mod:`~fe_rodcontact.contact.rolling.records`.
 """
@@ -62,7 +63,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
-from fe_rodcontact.contact.geometry.contacts import MODE_LINE, RawContacts
+from fe_rodcontact.contact.geometry.contacts import RawContacts
 from fe_rodcontact.contact.geometry.placement import PointPlacement
 from fe_rodcontact.contact.geometry.tracking import ContactError, ContactSet
 from fe_rodcontact.contact.model import (
@@ -77,8 +78,6 @@ from fe_rodcontact.contact.rolling.activation import Activation
 from fe_rodcontact.contact.rolling.active import ActiveContacts
 from fe_rodcontact.contact.rolling.changes import (
     follow_contacts,
-    points_settled,
-    reach,
     rod_end_problem,
     separating_impacts,
     sliding_switches,
@@ -91,6 +90,7 @@ from fe_rodcontact.contact.rolling.records import (
     step_records,
 )
 from fe_rodcontact.contact.rolling.rows import RowPlaces, linearisation
+from fe_rodcontact.contact.rolling.settling import place_points
 from fe_rodcontact.contact.rolling.state import RunState, StepState, copied
 from fe_rodcontact.contact.rolling.step_geometry import StepGeometry
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -314,13 +314,10 @@ class RollingContact(ContactModel):
     def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
         """Place the step's contact points where the gap is conserved; release tensile ones.
 
-        After a solve, a search of the end configuration gives the closest points σₙ₊₁ and the
-        least distance there. The step's points σ are then put on the segment between σₙ and
-        σₙ₊₁ where the distance exceeds its least value by as much at tₙ as at tₙ₊₁, so that the
-        step's exact |Dₙ₊₁(σ)| = |Dₙ(σ)| carries over to the true gap: gₙ₊₁ = gₙ. The points
-        the solve used have settled when the gaps they left are within ``settle_tolerance``
-        (:func:`~fe_rodcontact.contact.rolling.changes.points_settled`); otherwise the step is
-        solved again with the new ones. Line-contact points are material points and stay.
+        After a solve, a search of the end configuration gives the closest points σₙ₊₁; the
+        step's points move to where the gap is held
+        (:func:`~fe_rodcontact.contact.rolling.settling.place_points`), and the step is solved
+        again until the gaps they leave are within ``settle_tolerance``.
 
         A contact whose impact would add energy (it was separating, μ·BΔq < 0) is no impact: it
         leaves the active contacts, and so does a tensile one with ``unilateral``; the step is
@@ -358,32 +355,17 @@ class RollingContact(ContactModel):
             return True
         if not len(self._now.points.ids):
             return False
-        end = found.take(matches.new)
-        end_a, end_b = matches.ends(found)
-        self._now.end_gaps = end.gap.copy()
-        self._now.end_tangency = np.where(end.at_end, np.nan, np.max(np.abs(end.tangency), axis=1))
-        current = self._now.points.contacts
-        fixed = (self._now.start.mode == MODE_LINE) | self._now.start.at_end
-        if self._end_rows is None:
-            sigma_a, sigma_b, _ = self._placement.equal_excess_points(
-                self._now.start, end_a, end_b, self._now.t, self._now.dt, fixed
-            )
-        else:  # rows at tₙ₊₁: the end configuration's closest points
-            sigma_a, sigma_b = self._placement.end_points(self._now.start, end_a, end_b, fixed)
-        impacting = np.isin(self._now.points.ids, np.fromiter(self._now.impacting, np.int64))
-        gap_change = np.abs(end.gap - self._now.start.gap) / reach(self._radii, self._now.start)
-        settled, self._now.gap_change = points_settled(
-            gap_change,
-            self._placement.shifts(current, sigma_a, sigma_b),
-            ~(fixed | impacting),
+        return place_points(
+            self._now,
+            found,
+            matches,
+            self._placement,
+            self._stencils,
+            self._radii,
+            at_end=self._end_rows is not None,
             tolerance=self._settle,
             previous=previous,
         )
-        if settled:
-            return False
-        moved = self._placement.moved(current, sigma_a, sigma_b)
-        self._now.points = ActiveContacts.build(self._stencils, moved, self._now.points.ids)
-        return True
 
     def _separating_impacts(self, multipliers: FloatArray) -> BoolArray:
         """Which active contacts are impacts that would add energy (:func:`separating_impacts`)."""
