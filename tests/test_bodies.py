@@ -4,7 +4,9 @@ Shapes: closed-form volumes and Euler tensors (solid sphere V R²/5 I; box V dia
 solid cylinder V diag(r²/4, r²/4, h²/3)) against the divergence theorem on their boundary
 quadratures; the rounded cube's volume against its closed form (cube, slabs, quarter cylinders,
 sphere). The material: the stress against difference quotients of the energy, the discrete
-gradient's defining property.
+gradient's defining property. Bad inputs (a negative density, a shape whose Euler tensor is
+not positive definite, det F ≤ 0, a body starting inside a plane or a drum's mantle, a shape
+that is not one) fail with one line naming the input and the fix.
 """
 
 import math
@@ -115,6 +117,21 @@ def test_area_factor_of_an_affine_body():
     assert np.allclose(stretched.area_factors()[faces], 0.9 * 1.2 * weights[faces], rtol=1e-14)
 
 
+class FlatShape(Box):
+    """A shape whose Euler tensor is only semi-definite (all its volume in a plane)."""
+
+    def __init__(self):
+        super().__init__((1.0, 1.0, 1.0))
+
+    @property
+    def euler_tensor(self):
+        return np.diag([1.0, 1.0, 0.0])
+
+
+FLOOR = PlaneContact(Plane(name="floor"), RepulsiveLaw(1e-18), contact_range=0.5)
+IN_DRUM = DrumContact(Drum(0.12, axis=(0, 1, 0)), RepulsiveLaw(1e-18))
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
@@ -139,6 +156,35 @@ def test_area_factor_of_an_affine_body():
         (lambda: DrumContact(Drum(0.1)), "give a normal_law or dissipative_laws"),
         (lambda: RollingOnPlane(Plane(velocity=(0, 1, 0)), 0.1), "must be fixed and unbounded"),
         (lambda: RigidBody(Sphere(1.0), 1.0, rolling="plane"), "rolling must be a RollingOnPlane"),
+        (lambda: RigidBody(Sphere(1.0), -1000.0), "density must be positive, got -1000.0"),
+        (
+            lambda: RigidBody(FlatShape(), 1.0),
+            "Euler tensor .* must be symmetric positive definite",
+        ),
+        (
+            lambda: AffineBody(FlatShape(), 1.0, MooneyRivlin(1, 0, 1)),
+            "symmetric positive definite",
+        ),
+        (
+            lambda: AffineBody(
+                Sphere(1.0), 1.0, MooneyRivlin(1, 0, 1), deformation=np.diag([1.0, 1.0, -1.0])
+            ),
+            r"det F > 0 .* got det F = -1",
+        ),
+        (
+            lambda: RigidBody(Sphere(0.1), 1.0, position=(0, 0, 0.05), contacts=[FLOOR]),
+            r"body 'body' starts inside PlaneContact 'floor': .* gap -0.05 ≤ 0",
+        ),
+        (
+            lambda: AffineBody(
+                Sphere(0.1), 1.0, MooneyRivlin(1, 0, 1), position=(0, 0, 0.05), contacts=[FLOOR]
+            ),
+            r"starts inside PlaneContact 'floor': a point of its surface is at the gap",
+        ),
+        (
+            lambda: RigidBody(Sphere(0.05), 1.0, position=(0, 0, -0.1), contacts=[IN_DRUM]),
+            "starts inside DrumContact 'drum'",
+        ),
     ],
 )
 def test_bad_inputs_fail_with_one_line(build, message):

@@ -127,7 +127,7 @@ def test_ball_on_slope_rolls_or_slides_by_coulomb(mu, rolls):
     law = RepulsiveLaw(1e-18)
     friction = CoulombFrictionLaw(mu, regularization_velocity=1e-3)
     contact = PlaneContact(Plane(normal=normal), law, [friction], contact_range=0.2 * radius)
-    probe = _ball(radius, 1000, [contact])
+    probe = _ball(radius, 1000, [])  # its mass and shape
     gap = _resting_gap(law, probe.shape, probe.mass * G * np.cos(slope), normal)
     ball = _ball(radius, 1000, [contact], position=(radius + gap) * normal)
     downhill = np.array([np.cos(slope), 0.0, -np.sin(slope)])
@@ -155,7 +155,7 @@ def steady_top(spin, tilt, law):
     """A cone top on its round tip, set in steady precession on a frictionless plane."""
     shape = Top(0.06, 0.03, 0.004, order=12)
     contact = PlaneContact(Plane(), law, contact_range=0.01)
-    probe = RigidBody(shape, 1000.0, contacts=[contact])
+    probe = RigidBody(shape, 1000.0)  # its mass and inertia
     m, inertia = probe.mass, probe.inertia_tensor
     i1, i3 = inertia[0, 0], inertia[2, 2]
     lever = -shape.tip_centre[2]

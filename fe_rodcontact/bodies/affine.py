@@ -85,10 +85,16 @@ class AffineBody(Body):
         self._x = vector3(f"{where}: position", position)
         self._v = vector3(f"{where}: velocity", velocity)
         self._f = self._matrix(where, "deformation", deformation, np.eye(3))
-        if np.linalg.det(self._f) <= 0:
-            raise InputError(f"{where}: deformation must have det F > 0")
+        det = float(np.linalg.det(self._f))
+        if det <= 0:
+            raise InputError(
+                f"{where}: deformation must have det F > 0 (a body cannot be inverted or "
+                f"flattened), got det F = {det:.3g}; give F with a positive determinant "
+                "(default I)"
+            )
         self._rate = self._matrix(where, "deformation_rate", deformation_rate, np.zeros((3, 3)))
         self._reference_normals = self._normals
+        self._check_start()
 
     @staticmethod
     def _matrix(

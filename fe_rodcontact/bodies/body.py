@@ -25,6 +25,7 @@ import numpy.typing as npt
 from fe_rodcontact import arguments
 from fe_rodcontact.bodies.plane_contact import SurfaceContact
 from fe_rodcontact.bodies.shapes import Shape
+from fe_rodcontact.contact.laws import GapError
 from fe_rodcontact.errors import InputError
 
 __all__ = ["Body", "Energies", "StepReport", "vector3"]
@@ -41,6 +42,25 @@ def vector3(name: str, value: npt.ArrayLike) -> FloatArray:
     if v.shape != (3,) or not np.all(np.isfinite(v)):
         raise InputError(f"{name} must be 3 finite numbers, got {value!r}")
     return v.copy()
+
+
+def _euler_tensor(name: str, shape: Shape) -> FloatArray:
+    """The shape's Euler tensor, checked symmetric positive definite (or an InputError)."""
+    euler = np.asarray(shape.euler_tensor, dtype=float)
+    if euler.shape != (3, 3) or not np.all(np.isfinite(euler)):
+        raise InputError(
+            f"body {name!r}: the shape's euler_tensor must be a 3×3 matrix of finite numbers"
+        )
+    scale = float(np.abs(euler).max())
+    symmetric = bool(np.abs(euler - euler.T).max() <= 1e-12 * scale)
+    smallest = float(np.linalg.eigvalsh(0.5 * (euler + euler.T))[0]) if symmetric else 0.0
+    if not symmetric or not smallest > 1e-12 * scale:
+        raise InputError(
+            f"body {name!r}: the shape's Euler tensor ∫(x − x_o)⊗(x − x_o) dV must be symmetric "
+            f"positive definite (so that the inertia tensor is), got {euler.tolist()!r}; give a "
+            "solid shape (Sphere, Box, Disc, RoundedCube, Top) or fix its euler_tensor"
+        )
+    return euler
 
 
 @dataclass(frozen=True)
@@ -100,8 +120,11 @@ class Body(ABC):
                 f"got {type(shape).__name__}"
             )
         self._shape = shape
-        self._mass = arguments.positive(f"body {name!r}: density", density) * shape.volume
-        self._euler = density * shape.euler_tensor
+        volume = arguments.positive(
+            f"body {name!r}: the shape's volume", shape.volume, "(check the Shape's volume)"
+        )
+        self._mass = arguments.positive(f"body {name!r}: density", density) * volume
+        self._euler = density * _euler_tensor(name, shape)
         self._gravity = vector3(f"body {name!r}: gravity", gravity)
         for contact in contacts:
             if not isinstance(contact, SurfaceContact):
@@ -235,6 +258,26 @@ class Body(ABC):
             self._supplied,
             balance,
         )
+
+    def _check_start(self) -> None:
+        """Raise if a surface point starts where a contact's laws are singular (gap ≤ 0).
+
+        Each contact's laws are evaluated at the start (a step of zero length): the power laws
+        raise :class:`~fe_rodcontact.contact.laws.GapError` at a gap ≤ 0, which becomes one
+        line naming the body, the surface and the fix.
+        """
+        points, area = self.surface_points(), self.area_factors()
+        for contact in self._contacts:
+            chosen = contact.select(points)
+            try:
+                contact.step_forces(points[chosen], points[chosen], 1.0, area[chosen])
+            except GapError:
+                gaps = contact.gaps(points[chosen])
+                raise InputError(
+                    f"body {self._name!r} starts inside {contact.label}: a point of its surface "
+                    f"is at the gap {float(gaps.min()):.3g} ≤ 0, where the contact laws are "
+                    "singular; place the body so that its whole surface is clear of it"
+                ) from None
 
     def _account(self, dt: float, dissipated: float, contact_work: float, supplied: float) -> None:
         if self._contact_start is None:

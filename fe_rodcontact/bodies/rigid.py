@@ -128,6 +128,7 @@ class RigidBody(Body):
         self._multiplier = np.zeros(3)
         if rolling is not None:
             rolling.check_start(where, self._x, r, self._v, omega, self.shape.size)
+        self._check_start()
 
     @property
     def position(self) -> FloatArray:  # noqa: D102
