@@ -22,6 +22,7 @@ sys.path.insert(0, str(REPO / "docs" / "_ext"))
 
 import case_reference
 
+from fe_rodcontact.cli.bodies_case import BodiesCase
 from fe_rodcontact.cli.case import StaticsCase
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
 from fe_rodcontact.contact import LAWS
@@ -47,7 +48,9 @@ def _keys(cls, path=""):
 
 KEYS = sorted(
     {
-        (p, c.__name__, k): c for case in (StaticsCase, DynamicsCase) for p, c, k in _keys(case)
+        (p, c.__name__, k): c
+        for case in (StaticsCase, DynamicsCase, BodiesCase)
+        for p, c, k in _keys(case)
     }.items()
 )
 

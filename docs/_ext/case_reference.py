@@ -1,7 +1,8 @@
 """The case-file reference, generated from the case-file dataclasses (a Sphinx extension).
 
 Case files map one to one onto the dataclasses of :mod:`fe_rodcontact.cli.case`,
-:mod:`fe_rodcontact.cli.dynamics_case` and :mod:`fe_rodcontact.cli.contact_case`. This module
+:mod:`fe_rodcontact.cli.dynamics_case`, :mod:`fe_rodcontact.cli.contact_case` and
+:mod:`fe_rodcontact.cli.bodies_case`. This module
 walks those dataclasses and writes one section per table: every key with its TOML type, unit,
 default, allowed values and description. Keys, types and defaults come from the dataclasses'
 fields, descriptions and units from their docstrings' ``Attributes:`` sections (a unit is the
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fe_rodcontact.cli import build_parser
+from fe_rodcontact.cli.bodies_case import BODY_MODELS, SHAPES, BodiesCase, BodySpec, SurfaceSpec
 from fe_rodcontact.cli.case import LOAD_TYPES, StaticsCase
 from fe_rodcontact.cli.contact_case import MODELS, ContactSpec, ObstacleSpec
 from fe_rodcontact.cli.dynamics_case import DynamicsCase, TimeSpec
@@ -37,8 +39,11 @@ from fe_rodcontact.stepping.dynamics import INTEGRATORS
 
 __all__ = ["CASES", "Table", "attribute_docs", "case_reference", "cli_reference", "tables"]
 
-CASES: dict[str, type] = {"statics": StaticsCase, "dynamics": DynamicsCase}
-"""The case kinds by subcommand: ``fe-rodcontact statics|dynamics case.toml``."""
+CASES: dict[str, type] = {"statics": StaticsCase, "dynamics": DynamicsCase, "bodies": BodiesCase}
+"""The case kinds by subcommand: ``fe-rodcontact statics|dynamics|bodies case.toml``."""
+
+ROD_CASES = ("statics", "dynamics")
+"""The rods' case kinds: a table in both has an anchor without a suffix (``case-mesh``)."""
 
 OUTPUT = Path(__file__).resolve().parents[1] / "_generated" / "case_reference.md"
 CLI_NAME = "cli_reference.md"
@@ -60,6 +65,10 @@ def _allowed() -> dict[tuple[str, str], tuple[Any, ...]]:
         (ContactSpec.__name__, "law"): tuple(f'name = "{n}"' for n in normal_laws),
         (ContactSpec.__name__, "rod_law"): tuple(f'name = "{n}"' for n in normal_laws),
         (ObstacleSpec.__name__, "type"): ("plane", "cylinder"),
+        (BodySpec.__name__, "shape"): tuple(SHAPES),
+        (BodySpec.__name__, "model"): BODY_MODELS,
+        (SurfaceSpec.__name__, "type"): ("plane", "drum"),
+        ("BodiesContactSpec", "law"): tuple(f'name = "{n}"' for n in normal_laws),
     }
 
 
@@ -95,8 +104,13 @@ class Table:
 
     @property
     def anchor(self) -> str:
-        """The label of its section."""
-        kinds = "" if len(self.cases) == len(CASES) else "-" + "-".join(self.cases)
+        """The label of its section.
+
+        Suffixed with the case kinds that take it, unless both rod kinds do or it is a
+        ``[[bodies]]`` table.
+        """
+        alone = set(self.cases) >= set(ROD_CASES) or self.path.split(".")[0] == "bodies"
+        kinds = "" if alone else "-" + "-".join(self.cases)
         return "case-" + self.path.replace(".", "-").replace("_", "-") + kinds
 
 

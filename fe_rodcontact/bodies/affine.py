@@ -142,6 +142,10 @@ class AffineBody(Body):
         stretched = self._reference_normals @ np.linalg.inv(deformation)  # rows: F⁻ᵀ n
         return np.asarray(self._weights * det * np.linalg.norm(stretched, axis=1), dtype=float)
 
+    def surface_normals(self) -> FloatArray:  # noqa: D102
+        stretched = self._reference_normals @ np.linalg.inv(self._f)  # rows: F⁻ᵀ n
+        return np.asarray(stretched / np.linalg.norm(stretched, axis=1)[:, None], dtype=float)
+
     def area_factors(self) -> FloatArray:  # noqa: D102
         return self._area(self._f)
 

@@ -187,6 +187,22 @@ class Body(ABC):
         """The velocities ṗ(x_k) of the boundary quadrature's points (k, 3)."""
 
     @abstractmethod
+    def surface_normals(self) -> FloatArray:
+        """The outward unit normals of the placed boundary at its quadrature points (k, 3)."""
+
+    def contact_forces(self) -> FloatArray:
+        """The conservative contact forces on the boundary's points at the current state (k, 3).
+
+        ``Σ_contacts w_k k_k f(d_k) ∇d_k`` (the repulsion or adhesion, without the dissipative
+        laws, which need a step's velocity): what the output of a state shows.
+        """
+        points, area = self.surface_points(), self.area_factors()
+        forces = np.zeros(points.shape)
+        for contact in self._contacts:
+            forces += contact.point_forces(points, area)
+        return forces
+
+    @abstractmethod
     def kinetic_energy(self) -> float:
         """½ m |ṗ_o|² plus the energy of the rotation (rigid) or deformation rate (affine)."""
 

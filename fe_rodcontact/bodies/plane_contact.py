@@ -125,6 +125,17 @@ class SurfaceContact(ABC):
             return 0.0
         return float(area @ self.normal_law.energy(self.gaps(points)))
 
+    def point_forces(self, points: FloatArray, area: FloatArray) -> FloatArray:
+        """The conservative law's forces on points (k, 3) at a state: ``w k f(d) ∇d``.
+
+        ``area`` holds ``w_k k_k``; zero without a normal law (for output: the step's own
+        forces are :meth:`step_forces`).
+        """
+        if self.normal_law is None:
+            return np.zeros(np.shape(points))
+        gaps, gradients, _ = self.distance(points)
+        return np.asarray((area * self.normal_law.force(gaps))[:, None] * gradients, dtype=float)
+
     def select(self, points: FloatArray) -> IntArray:
         """The points this contact acts on in a step that starts at ``points`` (k, 3)."""
         gaps = self.gaps(points)

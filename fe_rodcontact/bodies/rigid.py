@@ -175,6 +175,9 @@ class RigidBody(Body):
     def surface_velocities(self) -> FloatArray:  # noqa: D102
         return self._v + cross(self.angular_velocity, self._points @ self._r.T)
 
+    def surface_normals(self) -> FloatArray:  # noqa: D102
+        return np.asarray(self._normals @ self._r.T, dtype=float)
+
     def area_factors(self) -> FloatArray:  # noqa: D102
         return self._weights
 

@@ -26,7 +26,7 @@ from fe_rodcontact.stepping.interrupt import Interrupted, stop_on_signals
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
 
-SUBCOMMANDS = ("statics", "strings", "dynamics")
+SUBCOMMANDS = ("statics", "strings", "dynamics", "bodies")
 """Modules of :mod:`fe_rodcontact.cli` that provide a subcommand of the same name."""
 
 EXIT_CODES = {

@@ -23,7 +23,13 @@ from mpi4py import MPI
 from fe_rodcontact.errors import raise_collectively
 from fe_rodcontact.stepping.recording import INTEGER_SERIES
 
-__all__ = ["CONTACT_COLUMNS", "INTEGER_SERIES", "SERIES_COLUMNS", "write_sidecar"]
+__all__ = [
+    "BODY_COLUMNS",
+    "CONTACT_COLUMNS",
+    "INTEGER_SERIES",
+    "SERIES_COLUMNS",
+    "write_sidecar",
+]
 
 SERIES_COLUMNS: dict[str, tuple[str, str]] = {
     "t": ("s", "time of the step's end (0: the start)"),
@@ -80,6 +86,27 @@ CONTACT_COLUMNS: dict[str, tuple[str, str]] = {
 """Unit and meaning of each column of ``contacts.csv``."""
 
 
+BODY_COLUMNS: dict[str, tuple[str, str]] = {
+    "t": ("s", "time of the step's end (0: the start)"),
+    "position": ("m", "placement of the centroid p_o (x, y, z)"),
+    "velocity": ("m/s", "velocity of the centroid (x, y, z)"),
+    "rotation": ("1", "rotation R (rigid body; 3x3, row-major)"),
+    "angular_velocity": ("rad/s", "spatial angular velocity (rigid body; x, y, z)"),
+    "deformation": ("1", "deformation gradient F (affine body; 3x3)"),
+    "deformation_rate": ("1/s", "its rate dF/dt (affine body; 3x3)"),
+    "kinetic": ("J", "kinetic energy"),
+    "elastic": ("J", "stored (Mooney-Rivlin) energy (affine body)"),
+    "gravity": ("J", "potential energy of gravity, -m g.p_o"),
+    "contact": ("J", "energy of the conservative contact laws"),
+    "dissipated": ("J", "energy taken by damping, friction and viscosity since the start"),
+    "contact_work": ("J", "work of the conservative contact forces since the start"),
+    "supplied": ("J", "work of turning drums on the body since the start"),
+    "balance": ("J", "kinetic + elastic + gravity - contact work + dissipated - supplied"),
+    "iterations": ("count", "Newton iterations of the step (0 at the start)"),
+}
+"""Unit and meaning of each series of a body (``series.npz`` holds ``<body>.<key>``)."""
+
+
 def write_sidecar(
     path: str | Path,
     comm: MPI.Comm,
@@ -89,6 +116,7 @@ def write_sidecar(
     table: dict[str, tuple[str, str]],
     rods: Sequence[str],
     obstacles: Sequence[str],
+    bodies: Sequence[str] | None = None,
 ) -> None:
     """Write the JSON description of ``described`` (a file name) to ``path`` (collective).
 
@@ -100,6 +128,7 @@ def write_sidecar(
         table: Unit and meaning per key (a key not in it is listed with unit ``"?"``).
         rods: The rods' names.
         obstacles: The obstacles' names.
+        bodies: The bodies' names (a bodies case; not listed when None).
     """
     path = Path(path)
     message = None
@@ -112,6 +141,7 @@ def write_sidecar(
             "file": described,
             "rods": list(rods),
             "obstacles": list(obstacles),
+            **({} if bodies is None else {"bodies": list(bodies)}),
             "columns": entries,
         }
         partial = path.with_name(f".{path.name}.partial")
