@@ -1,5 +1,5 @@
-"""Tatone's demos (balls, top, dice, rocking block) run small, serially and on 2 ranks, and
-draw pictures."""
+"""Tatone's demos (balls, top, dice, rocking block, adhesion) run small, serially and on 2
+ranks, and draw pictures."""
 
 import runpy
 import sys
@@ -85,3 +85,25 @@ def test_demo_tatone_rocking_block(comm, shared_tmp, monkeypatch, capsys):
     if comm.rank == 0:
         assert "first impact" in capsys.readouterr().out
         assert (out / "rocking_block.png").exists()
+
+
+def test_demo_tatone_adhesion(comm, shared_tmp, monkeypatch, capsys):
+    """On the conservative adhesive wall the stiff box leaves at every speed (it dissipates
+    nothing: exactly 0 J) and the soft one sticks at 0.1 m/s and detaches at 0.6 m/s (order 2,
+    dt = 1e-3, 0.08 s); every energy balance holds to ≤ 1e-10 J (of about 6e-3 J; measured
+    ≤ 1.1e-16 J)."""
+    out = shared_tmp / "adhesion"
+    extra = ["--speeds", "0.1", "0.6", "--order", "2", "--t-end", "0.08", "--dt", "1e-3"]
+    run_demo("demo_tatone_adhesion.py", out, monkeypatch, extra)
+    comm.barrier()
+    data = np.load(out / "adhesion.npz")
+    assert data["detached"].tolist() == [[True, False], [True, True]]
+    for speed in ("0.1", "0.6"):
+        assert np.all(data[f"stiff_{speed}_dissipated"] == 0)
+        assert np.diff(data[f"soft_{speed}_dissipated"]).min() >= 0
+        for kind in ("stiff", "soft"):
+            balance = data[f"{kind}_{speed}_balance"]
+            assert np.abs(balance - balance[0]).max() <= 1e-10
+    if comm.rank == 0:
+        assert "sticks" in capsys.readouterr().out
+        assert (out / "adhesion.png").exists()
