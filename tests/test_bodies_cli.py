@@ -118,3 +118,50 @@ def test_bad_bodies_case_is_one_line_on_every_rank(changes, message, comm, share
     if comm.rank == 0:
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and re.search(message, err[0])
+
+
+DRUM = """
+[time]
+t_end = 0.02
+dt = 2e-3
+
+[[bodies]]
+name = "ball"
+shape = "sphere"
+radius = 0.02
+points = 200
+density = 1000.0
+position = [0.0, 0.0, -0.0791]
+
+[contact]
+law = { name = "repulsive", coefficient = 1e-20 }
+friction = { friction_coefficient = 0.5, regularization_velocity = 1e-3 }
+contact_range = 0.01
+
+[[contact.obstacles]]
+type = "drum"
+name = "drum"
+radius = 0.1
+axis = [0.0, 1.0, 0.0]
+rate = 5.0
+
+[output]
+frames = 1
+"""
+
+
+def test_ball_in_a_turning_drum_from_a_case(comm, shared_tmp):
+    """A ball at the bottom of a drum turning at 5 rad/s (the case of tests/test_drum.py):
+    the drive supplies work (> 0) and the balance kinetic + gravity + contact + dissipated −
+    supplied stays constant (≤ 1e-10 of the supplied work; the ball starts 0.01 mm from its
+    resting distance from the axis, 0.07909 m by brentq in tests/test_drum.py)."""
+    case = write_case(shared_tmp / "drum.toml", DRUM, comm)
+    assert main(["bodies", str(case), "--out", str(shared_tmp / "drum"), "--quiet"]) == 0
+    series = np.load(shared_tmp / "drum" / "series.npz")
+    supplied = series["ball.supplied"][-1]
+    assert supplied > 0
+    balance = series["ball.balance"]
+    assert np.abs(balance - balance[0]).max() <= 1e-10 * supplied
+    assert series["ball.angular_velocity"][-1, 1] > 0  # turned the way the drum turns
+    description = json.loads((shared_tmp / "drum" / "series.json").read_text())
+    assert description["obstacles"] == ["drum"] and description["bodies"] == ["ball"]
