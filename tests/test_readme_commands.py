@@ -18,6 +18,7 @@ import pytest
 from conftest import REPO
 
 from fe_rodcontact.cli import build_parser
+from fe_rodcontact.cli.bodies_case import BodiesCase
 from fe_rodcontact.cli.case import StaticsCase, load_case
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
 
@@ -45,10 +46,11 @@ def test_readme_command_is_valid(command):
     words = shlex.split(command)
     words = words[words.index("fe-rodcontact") + 1 :]
     args = build_parser().parse_args(words)
-    if args.command in ("statics", "dynamics"):
+    if args.command in ("statics", "dynamics", "bodies"):
         case = REPO / args.case
         assert case.exists(), case
-        loaded = load_case(case, StaticsCase if args.command == "statics" else DynamicsCase)
+        kinds = {"statics": StaticsCase, "dynamics": DynamicsCase, "bodies": BodiesCase}
+        loaded = load_case(case, kinds[args.command])
         if getattr(args, "restart", False):
             assert loaded.output.checkpoint_every > 0
         assert not ((REPO / loaded.output.folder).resolve().is_relative_to(REPO / "demos"))
