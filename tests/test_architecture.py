@@ -5,7 +5,8 @@ arguments, the DOLFINx version check, expressions), ``rods`` (the model), ``solv
 and the bordered solve: no rods, no contact), ``contact.geometry`` (where things touch),
 ``contact`` (the models, their laws and the scene), ``bodies`` (Tatone's rigid and affine
 bodies: they use the contact laws and the planes, and know no rods), ``stepping`` (schemes,
-the stepper, the problems), ``strings`` (the reduced model), ``io`` (files), ``cli`` (the
+the stepper, the problems), ``solid`` (a user's DOLFINx solid coupled to the rods),
+``strings`` (the reduced model), ``io`` (files), ``cli`` (the
 command and case files). The package's ``__init__`` files only re-export. Checked on the
 import statements of every module (runtime and type-checking ones).
 """
@@ -29,6 +30,7 @@ LAYERS = (
     ("fe_rodcontact.contact",),
     ("fe_rodcontact.bodies",),
     ("fe_rodcontact.stepping",),
+    ("fe_rodcontact.solid",),
     ("fe_rodcontact.strings",),
     ("fe_rodcontact.io",),
     ("fe_rodcontact.cli",),
