@@ -77,7 +77,7 @@ class SolidBody:
                 f"the solid's mesh has {mesh.topology.cell_type.name} cells; contact with rods "
                 "needs tetrahedra (convert the mesh, e.g. with gmsh or meshio)."
             )
-        elif mesh.geometry.cmap.degree != 1:
+        elif mesh.geometry.cmaps[0].degree != 1:
             message = "the solid's mesh must have straight (P1) cells."
         elif element.basix_element.degree != 1 or space.dofmap.bs != 3:
             message = (

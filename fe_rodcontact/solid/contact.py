@@ -38,7 +38,12 @@ import numpy.typing as npt
 from scipy.spatial import cKDTree
 
 from fe_rodcontact import arguments
-from fe_rodcontact.contact.laws.normal import LinearPenaltyLaw, NormalLaw, RepulsiveLaw
+from fe_rodcontact.contact.laws.normal import (
+    LinearPenaltyLaw,
+    NormalLaw,
+    RepulsiveLaw,
+    SmoothPenaltyLaw,
+)
 from fe_rodcontact.contact.potential.point_forces import cut_energy
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
@@ -84,7 +89,9 @@ class SurfaceContact:
     """Potential contact of the rods' tubes with a solid's boundary surface.
 
     Args:
-        law: A :class:`LinearPenaltyLaw` or :class:`RepulsiveLaw` (force per unit area).
+        law: A :class:`LinearPenaltyLaw`, :class:`SmoothPenaltyLaw` (C², so Newton converges
+            quadratically through points entering contact) or Tatone's :class:`RepulsiveLaw`;
+            force per unit reference area of the surface.
         margin: The cut-off gap m (and the search distance beyond the tube); the penalty law
             needs m ≥ its activation gap.
         quadrature_degree: Degree of the triangle rule on the surface (default 4: 6 points).
@@ -94,17 +101,23 @@ class SurfaceContact:
     """
 
     def __init__(self, law: NormalLaw, *, margin: float, quadrature_degree: int = 4):
-        if not isinstance(law, LinearPenaltyLaw | RepulsiveLaw):
+        if not isinstance(law, LinearPenaltyLaw | SmoothPenaltyLaw | RepulsiveLaw):
             raise InputError(
-                "SurfaceContact's law must be a LinearPenaltyLaw or a RepulsiveLaw (force per "
-                f"unit area of the solid's surface), got {type(law).__name__}."
+                "SurfaceContact's law must be a LinearPenaltyLaw, SmoothPenaltyLaw or "
+                "RepulsiveLaw (force per unit area of the solid's surface), got "
+                f"{type(law).__name__}."
             )
         self._law = law
         self._margin = arguments.positive("margin", margin)
-        if isinstance(law, LinearPenaltyLaw) and law.activation_gap > margin:
+        reach = 0.0
+        if isinstance(law, LinearPenaltyLaw):
+            reach = law.activation_gap
+        elif isinstance(law, SmoothPenaltyLaw):
+            reach = law.cutoff_gap
+        if reach > self._margin:
             raise InputError(
-                f"SurfaceContact: margin {margin} is below the penalty's activation gap "
-                f"{law.activation_gap}; raise the margin."
+                f"SurfaceContact: margin {margin} is below the gap {reach} where the "
+                f"{type(law).__name__} starts; raise the margin."
             )
         self._degree = arguments.integer("quadrature_degree", quadrature_degree, minimum=1)
 
@@ -113,19 +126,23 @@ class SurfaceContact:
         """The contact law."""
         return self._law
 
-    def bind(self, rod: CosseratRod, solid: SolidBody, layout: BlockLayout) -> None:
-        """Gather the rods' segments and the solid's surface with their rows in ``layout``.
+    def check_rods(self, rod: CosseratRod) -> None:
+        """Refuse rods this contact cannot act on.
 
         Raises:
             InputError: On every rank for P2 rods or a rod without a contact radius.
         """
-        comm = rod.mesh.comm
         message = None
         if rod.rods.degree != 1:
             message = "SurfaceContact needs P1 rods (straight segments); use degree=1."
         elif any(s.radius <= 0 for s in rod.sections):
             message = "SurfaceContact needs each rod's contact radius: Section(radius=...) > 0."
-        raise_collectively(comm, message)
+        raise_collectively(rod.mesh.comm, message)
+
+    def bind(self, rod: CosseratRod, solid: SolidBody, layout: BlockLayout) -> None:
+        """Gather the rods' segments and the solid's surface with their rows in ``layout``."""
+        self.check_rods(rod)
+        comm = rod.mesh.comm
         mesh = rod.mesh
         n_owned = mesh.topology.index_map(1).size_local
         space = rod.function_space
