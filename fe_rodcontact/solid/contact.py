@@ -23,8 +23,10 @@ The tangent is the Hessian of Π_c: w A [W''(g) ∇r ∇rᵀ + W'(g) ∇²r], wi
 the central difference of the exact gradient (:mod:`fe_rodcontact.solid.closest`).
 
 **Search.** Every rank holds every segment and every surface triangle (their nodal values are
-gathered each iteration) and finds, for each surface point, the segments within the cut-off
-gap m + R of it (a k-d tree on the segments' midpoints), then the nearest of them. The laws are
+gathered each iteration). The triangles whose centre lies within m + R + ℓ/2 + ρ of a
+segment's midpoint (ℓ the longest segment, ρ the largest triangle's radius) are the
+candidates; for each of their quadrature points, the segments within m + R + ℓ/2 (a k-d tree
+on the midpoints), then the nearest of them. The laws are
 cut at the gap m, W ← W(min(g, m)) − W(m) (zero beyond; the penalty law is zero beyond its
 activation gap anyway). Each rank adds the contributions to the rows it owns: the result does
 not depend on the number of ranks.
@@ -187,15 +189,28 @@ class SurfaceContact:
         surface = self._solid.surface().reference + u_solid[self._triangle_index]
         return ends, surface
 
+    def _reach(self, ends: FloatArray) -> float:
+        """How far from a segment's midpoint a point within the cut-off can be."""
+        half = 0.5 * np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1).max()
+        return float(self._margin + self._segment_radius.max() + half)
+
+    def _near_triangles(self, vertices: FloatArray, ends: FloatArray) -> IntArray:
+        """The triangles that may hold a point within the cut-off of a segment (broad phase)."""
+        if len(ends) == 0 or len(vertices) == 0:
+            return np.zeros(0, dtype=np.int64)
+        centre = vertices.mean(axis=1)
+        size = np.linalg.norm(vertices - centre[:, None, :], axis=2).max()
+        tree = cKDTree(0.5 * (ends[:, 0] + ends[:, 1]))
+        distance, _ = tree.query(centre, k=1, distance_upper_bound=self._reach(ends) + size)
+        return np.flatnonzero(np.isfinite(distance)).astype(np.int64)
+
     def _pairs(self, points: FloatArray, ends: FloatArray) -> tuple[IntArray, IntArray]:
         """Each surface point near a rod and its nearest segment (lowest index on ties)."""
         empty = np.zeros(0, dtype=np.int64)
         if len(ends) == 0 or len(points) == 0:
             return empty, empty
         mid = 0.5 * (ends[:, 0] + ends[:, 1])
-        half = 0.5 * np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1).max()
-        reach = self._margin + self._segment_radius.max() + half
-        found = cKDTree(mid).query_ball_point(points, reach)
+        found = cKDTree(mid).query_ball_point(points, self._reach(ends))
         counts = np.array([len(f) for f in found], dtype=np.int64)
         if counts.sum() == 0:
             return empty, empty
@@ -224,12 +239,14 @@ class SurfaceContact:
         """
         ends, vertices = self._positions()
         q = len(self._shape)
-        points = np.einsum("qi,mic->mqc", self._shape, vertices).reshape(-1, 3)
-        point, segment = self._pairs(points, ends)
-        triangle = point // q
+        near = self._near_triangles(vertices, ends)
+        points = np.einsum("qi,mic->mqc", self._shape, vertices[near]).reshape(-1, 3)
+        candidate, segment = self._pairs(points, ends)
+        triangle = near[candidate // q]
+        point = triangle * q + candidate % q  # the surface's quadrature point
         phi = self._shape[point % q]
         a, b = ends[segment, 0], ends[segment, 1]
-        y = points[point]
+        y = points[candidate]
         geometry = segment_distance(y, a, b)
         gap = geometry.distance - self._segment_radius[segment]
         law, margin = self._law, self._margin
