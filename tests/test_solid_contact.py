@@ -174,7 +174,7 @@ def test_block_jacobian_against_central_differences(comm):
     v = x.duplicate()
     v.array[:] = rng.normal(size=len(v.array))
     start = problem.layout.local_range[0]
-    fixed = problem._fixed_rows
+    fixed = problem.prescribed_rows
     v.array[fixed[(fixed >= start) & (fixed < start + len(v.array))] - start] = 0.0
     v.scale(1.0 / v.norm())
     h = 1e-7 * max(x.norm(), 1.0)

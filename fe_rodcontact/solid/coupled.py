@@ -194,6 +194,11 @@ class CoupledStaticProblem:
         return [self._rod.state, self._solid.displacement]
 
     @property
+    def prescribed_rows(self) -> npt.NDArray[np.int64]:
+        """This rank's rows of Dirichlet dofs (rods' supports, solid's conditions)."""
+        return self._fixed_rows
+
+    @property
     def layout(self) -> BlockLayout:
         """The rows of the blocked system."""
         return self._layout
