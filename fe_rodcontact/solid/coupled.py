@@ -133,7 +133,10 @@ class CoupledStaticProblem:
         # out with a full step (ln J = NaN); measured on the rod pressed into the coarse block
         # (8 cells): 10, 5, 3, 3 iterations for four steps, where full steps fail.
         options.update({"snes_atol": 1e-9, "snes_stol": 0.0, "snes_linesearch_type": "l2"})
+        # A 3D solid is no band: PETSc's default nested dissection, not the rods' RCM.
+        options.pop("pc_factor_mat_ordering_type", None)
         options.update(petsc_options or {})
+        self._options = options
         self._bcs = [*self._scheme.bcs, *solid.bcs]
         self._problem = dolfinx.fem.petsc.NonlinearProblem(
             residuals,
@@ -192,6 +195,11 @@ class CoupledStaticProblem:
     def unknowns(self) -> list[dolfinx.fem.Function]:
         """The rods' state and the solid's displacement."""
         return [self._rod.state, self._solid.displacement]
+
+    @property
+    def petsc_options(self) -> dict[str, object]:
+        """The SNES/KSP options of the solve (the defaults with the user's on top)."""
+        return dict(self._options)
 
     @property
     def prescribed_rows(self) -> npt.NDArray[np.int64]:
