@@ -181,7 +181,7 @@ if comm.rank == 0:
     ax.set_xlabel("indentation δ of the surface under the rod (mm)")
     ax.set_ylabel("force per unit length P (N/mm)")
     ax.set_title("Stiff rod (R = 1 mm) pressed into a Neo-Hookean block (E = 1 MPa)")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left")  # the curves rise from the lower left to the upper right
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "force_indentation.png", dpi=120)
