@@ -160,6 +160,11 @@ class RigidBody(Body):
         return self._r @ self._body_momentum
 
     @property
+    def rolling(self) -> RollingOnPlane | None:
+        """The round part that rolls without slip on a plane, if any."""
+        return self._rolling
+
+    @property
     def rolling_force(self) -> FloatArray:
         """The plane's force λ at the rolling contact over the last step (zero if none)."""
         return self._multiplier.copy()
