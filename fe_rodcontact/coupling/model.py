@@ -47,6 +47,7 @@ from fe_rodcontact.contact.laws.normal import (
     RepulsiveLaw,
     SmoothPenaltyLaw,
 )
+from fe_rodcontact.contact.laws.validation import GapError
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
 from fe_rodcontact.coupling.obstacle import DynamicObstacle
 from fe_rodcontact.errors import InputError, raise_collectively
@@ -199,9 +200,18 @@ class RodBodyPotential(ContactModel):
         """Rod forces, the body's rows and the exact tangent at the current iterate."""
         z, h = multipliers, self._h
         new = self._positions(self.binding.rod.state.x.array, 6)
-        pair = self._body.pair_forces(self._law, self._radius, self._old, new, z)
+        # an iterate through the body (g ≤ 0, a singular law): NaN forces, Newton fails and
+        # the step is cut (the same on every rank: the points are everyone's)
+        closed = False
+        try:
+            pair = self._body.pair_forces(self._law, self._radius, self._old, new, z)
+        except GapError:
+            closed = True
+            pair = self._body.pair_forces(self._law, self._radius, self._old, self._old, 0 * z)
         omega, w = self._length, self._weights
         a = omega[:, None] * pair.force  # (n, 3)
+        if closed:
+            a = np.full_like(a, np.nan)
         da = omega[:, None, None] * pair.d_force_dy  # ∂a/∂y₁ (n, 3, 3)
         dat = omega[:, None, None] * pair.d_force_dtheta
         centre = self._body.position
@@ -260,8 +270,15 @@ class RodBodyPotential(ContactModel):
 
     # -- output ----------------------------------------------------------------------------------
     def contact_energy(self) -> float:
-        """Σ ω W(g) at the committed configuration."""
-        return float(self._length @ self._law.energy(self._gaps(self._committed())))
+        """Σ ω W(g) at the committed configuration (NaN through the body, a singular law).
+
+        A configuration with g ≤ 0 no step reaches; it shows here only for a start not yet
+        checked (:meth:`check_start` refuses it).
+        """
+        gap = self._gaps(self._committed())
+        if self._law.singular and np.any(gap <= 0):
+            return float("nan")
+        return float(self._length @ self._law.energy(gap))
 
     def obstacle_work(self) -> float:
         """The body's work on the rods: the decrease of its kinetic + gravity energy so far.
