@@ -8,11 +8,17 @@ that appends a body's step to the rods' solve). See ``docs/bodies.md``.
 
 from fe_rodcontact.coupling.model import RodBodyPotential
 from fe_rodcontact.coupling.obstacle import DynamicObstacle, RigidBodyObstacle
-from fe_rodcontact.coupling.surfaces import BallSurface, BodySurface, PairForces
+from fe_rodcontact.coupling.surfaces import (
+    BallSurface,
+    BodySurface,
+    CylinderSurface,
+    PairForces,
+)
 
 __all__ = [
     "BallSurface",
     "BodySurface",
+    "CylinderSurface",
     "DynamicObstacle",
     "PairForces",
     "RigidBodyObstacle",
