@@ -21,16 +21,17 @@ residual's sign), body rows
     c(x, z) = balance(z)/h − Σ ω (a, ȳ × a),
 
 the body's energy–momentum step (:mod:`~fe_rodcontact.bodies.rigid`) with the rods' force and
-moment about p_o. The Newton tangent is exact: K = ∂f/∂x, G = ∂f/∂z, C = ∂c/∂x, D = ∂c/∂z.
-Kinetic + elastic energy of the rods + the body's kinetic and gravity energy + Σ ω W is
-conserved to the Newton tolerance, linear and angular momentum of rods + body to round-off
-(they hold for any converged iterate of the body rows... up to the Newton residual).
+moment about p_o. The Newton tangent is K = ∂f/∂x, G = ∂f/∂z, C = ∂c/∂x, D = ∂c/∂z (exact for
+a ball, see :mod:`~fe_rodcontact.coupling.surfaces`). At a converged solve the kinetic and
+elastic energy of the rods, the body's kinetic and gravity energy and Σ ω W are conserved to
+the Newton tolerance, and linear and angular momentum of rods + body to round-off and the
+Newton tolerance.
 
-**Energy account.** The body's work on the rods is reported as ``obstacle_work`` (the
-decrease of the body's kinetic + gravity energy since the start, less the contact energy the
-body stores with the rods... so that the problem's ``total_energy`` is that of rods + body);
-``body_kinetic_energy``, ``body_linear_momentum_i``, ``body_angular_momentum_i`` (about the
-origin) are in the time series.
+**Energy account.** The body's work on the rods, the decrease of its kinetic + gravity energy
+since the start, is reported as ``obstacle_work``, so that the problem's ``total_energy`` is
+that of rods and body together (less the body's energy at the start). ``body_energy``,
+``body_linear_momentum_i`` and ``body_angular_momentum_i`` (about the origin) are in the time
+series.
 """
 
 from typing import ClassVar
