@@ -14,6 +14,15 @@ operations on the same, broadcast values).
 weight ω = Gauss weight × element length: the contact energy is Σ ω W(g(r)) — a quadrature
 of ∫ W ds. No contact point is searched for; the search only reports.
 
+**Cut-off.** With ``cutoff`` m the law is Ŵ(g) = W(min(g, m)) − W(m)
+(:class:`~fe_rodcontact.coupling.surfaces.CutLaw`), zero beyond m: a step then takes only
+the points whose gap at its start is below 2m (its *active* points: the others have no
+force and no energy at either end). After each solve, a point left out whose end gap is
+below m joins, and the step is solved again (:meth:`RodBodyPotential.move_points`), so the
+cut-off changes the law, not the conservation. Without it (the default) every point takes
+part in every step, and far from the body every element adds its coupling to the body's
+rows.
+
 **The step.** At each point the force ``a`` of :mod:`~fe_rodcontact.coupling.surfaces` acts on
 the body and −a on the rod point (−w_k a on its nodes): rod rows ``f = Σ ω w_k a`` (the
 residual's sign), body rows
@@ -51,6 +60,7 @@ from fe_rodcontact.contact.laws.normal import (
 from fe_rodcontact.contact.laws.validation import GapError
 from fe_rodcontact.contact.model import Binding, ContactModel, EndContacts, StepContext
 from fe_rodcontact.coupling.obstacle import DynamicObstacle
+from fe_rodcontact.coupling.surfaces import CutLaw
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.solvers.linearisation import PointLinearisation
 
@@ -78,9 +88,11 @@ class RodBodyPotential(ContactModel):
         law: The conservative law per unit length (RepulsiveLaw, AdhesiveLaw,
             LinearPenaltyLaw, SmoothPenaltyLaw).
         points_per_element: Gauss points per element where the law acts.
+        cutoff: Optional gap m > 0 where the law is cut off (see the module docs); choose it
+            where the law's force is negligible (the force jumps by W'(m) there).
 
     Raises:
-        InputError: For a law of the wrong kind or a bad number of points.
+        InputError: For a law of the wrong kind, a bad number of points or cut-off.
     """
 
     at_points = True
@@ -88,7 +100,7 @@ class RodBodyPotential(ContactModel):
     velocity_rows: ClassVar[bool] = False
     start_tolerance = float("inf")  # its own check_start looks at every point
 
-    def __init__(self, law: NormalLaw, *, points_per_element: int = 3):
+    def __init__(self, law: NormalLaw, *, points_per_element: int = 3, cutoff: float | None = None):
         super().__init__()
         if not isinstance(law, RepulsiveLaw | AdhesiveLaw | LinearPenaltyLaw | SmoothPenaltyLaw):
             raise InputError(
@@ -96,12 +108,18 @@ class RodBodyPotential(ContactModel):
                 f"LinearPenaltyLaw, SmoothPenaltyLaw), got {type(law).__name__}."
             )
         self._law = law
+        self._cutoff = (
+            np.inf if cutoff is None else arguments.positive("RodBodyPotential: cutoff", cutoff)
+        )
+        self._cut = CutLaw(law, self._cutoff)
         self._order = arguments.integer(
             "RodBodyPotential: points_per_element", points_per_element, minimum=1
         )
         self._z = np.zeros(6)
         self._h = 1.0
         self._start_energy = 0.0
+        self.joined = 0
+        """Points that joined a step after a solve (with a cut-off), so far."""
 
     # -- set-up ------------------------------------------------------------------------------
     def bind(self, binding: Binding) -> None:
@@ -160,15 +178,34 @@ class RodBodyPotential(ContactModel):
         """The solve's body unknowns are taken in :meth:`move_points` (nothing moves)."""
         return True
 
+    @property
+    def active_points(self) -> int:
+        """The points of the current step (all of them without a cut-off)."""
+        return len(self._active)
+
+    @property
+    def points(self) -> int:
+        """All points where the law may act."""
+        return len(self._length)
+
     # -- positions -------------------------------------------------------------------------------
-    def _positions(self, values: FloatArray, block: int) -> FloatArray:
-        """r(s) = Σ w_k (X_k + u_k) at the points, from a nodal array of ``block`` values."""
+    def _positions(
+        self, values: FloatArray, block: int, points: IntArray | None = None
+    ) -> FloatArray:
+        """r(s) = Σ w_k (X_k + u_k) at the points (all, or ``points``), from a nodal array."""
         st = self._stencils
-        nodal = st.reference_positions(self._nodes) + st.gather(self._nodes, values, block)[..., :3]
-        return np.einsum("pk,pki->pi", self._weights, nodal)
+        nodes = self._nodes if points is None else self._nodes[points]
+        weights = self._weights if points is None else self._weights[points]
+        nodal = st.reference_positions(nodes) + st.gather(nodes, values, block)[..., :3]
+        return np.einsum("pk,pki->pi", weights, nodal)
 
     def _committed(self) -> FloatArray:
         return self._positions(self.binding.rod.displacement.x.array, 3)
+
+    def _activate(self, points: IntArray) -> None:
+        """Make ``points`` (sorted indices) the step's active points."""
+        self._active = points
+        self._old = self._start[points]
 
     # -- the run ---------------------------------------------------------------------------------
     def check_start(self, contacts: ContactSet) -> None:
@@ -183,14 +220,17 @@ class RodBodyPotential(ContactModel):
             )
         raise_collectively(self.binding.rod.mesh.comm, message)
 
-    def _gaps(self, points: FloatArray) -> FloatArray:
+    def _gaps(self, points: FloatArray, which: IntArray | None = None) -> FloatArray:
+        """Gaps of positions of the points (all, or ``which``) to the body where it is now."""
         phi = self._body.distance(points, 0.0)[0]
-        return phi - self._radius
+        return phi - (self._radius if which is None else self._radius[which])
 
     def begin_step(self, context: StepContext, contacts: ContactSet) -> None:
         """The points at the step's start and the body's first guess."""
         self._h = context.dt
-        self._old = self._committed()
+        self._start = self._committed()
+        near = self._gaps(self._start) < 2 * self._cutoff
+        self._activate(np.flatnonzero(near))
         self._z = self._body.guess(context.dt)
 
     def initial_multipliers(self) -> FloatArray:
@@ -199,17 +239,18 @@ class RodBodyPotential(ContactModel):
 
     def linearise(self, multipliers: FloatArray) -> PointLinearisation:
         """Rod forces, the body's rows and the exact tangent at the current iterate."""
-        z, h = multipliers, self._h
-        new = self._positions(self.binding.rod.state.x.array, 6)
+        z, h, active = multipliers, self._h, self._active
+        new = self._positions(self.binding.rod.state.x.array, 6, active)
+        radius = self._radius[active]
         # an iterate through the body (g ≤ 0, a singular law): NaN forces, Newton fails and
         # the step is cut (the same on every rank: the points are everyone's)
         closed = False
         try:
-            pair = self._body.pair_forces(self._law, self._radius, self._old, new, z)
+            pair = self._body.pair_forces(self._cut, radius, self._old, new, z)
         except GapError:
             closed = True
-            pair = self._body.pair_forces(self._law, self._radius, self._old, self._old, 0 * z)
-        omega, w = self._length, self._weights
+            pair = self._body.pair_forces(self._cut, radius, self._old, self._old, 0 * z)
+        omega, w = self._length[active], self._weights[active]
         a = omega[:, None] * pair.force  # (n, 3)
         if closed:
             a = np.full_like(a, np.nan)
@@ -222,8 +263,8 @@ class RodBodyPotential(ContactModel):
         ymid = _skews(mid)
         dm = -0.5 * _skews(a) + ymid @ da
         dmt = ymid @ dat
-        n, k = self._nodes.shape
-        trans = 6 * self._nodes[:, :, None] + np.arange(3)  # (n, k, 3)
+        n, k = len(active), self._nodes.shape[1]
+        trans = 6 * self._nodes[active][:, :, None] + np.arange(3)  # (n, k, 3)
         force_values = w[:, :, None] * a[:, None, :]
         # K = ∂f/∂x: rows (p, j, α), cols (p, i, β): w_j w_i A_αβ
         shape = (n, k, k, 3, 3)
@@ -261,9 +302,31 @@ class RodBodyPotential(ContactModel):
         )
 
     def move_points(self, multipliers: FloatArray, end_contacts: EndContacts) -> bool:
-        """Keep the solve's body step (nothing moves)."""
+        """Keep the solve's body step; with a cut-off, add the points it brought within reach.
+
+        Returns:
+            Whether points joined (the step is then solved again).
+        """
         self._z = np.asarray(multipliers, dtype=float).copy()
-        return False
+        if np.isinf(self._cutoff):
+            return False
+        rest = np.setdiff1d(np.arange(len(self._length)), self._active)
+        if len(rest) == 0:
+            return False
+        end = self._positions(self.binding.rod.state.x.array, 6, rest)
+        # the body's end placement: a point's gap after the body moved by the solve's step
+        try:
+            pair = self._body.pair_forces(
+                self._cut, self._radius[rest], self._start[rest], end, self._z
+            )
+            joining = rest[pair.gap_new < self._cutoff]
+        except GapError:  # a point left out ended inside the body: all join (Newton fails)
+            joining = rest
+        if len(joining) == 0:
+            return False
+        self._activate(np.union1d(self._active, joining))
+        self.joined += len(joining)
+        return True
 
     def commit(self, t: float) -> None:
         """The body moves by the accepted step."""
@@ -279,7 +342,7 @@ class RodBodyPotential(ContactModel):
         gap = self._gaps(self._committed())
         if self._law.singular and np.any(gap <= 0):
             return float("nan")
-        return float(self._length @ self._law.energy(gap))
+        return float(self._length @ self._cut.energy(gap))
 
     def obstacle_work(self) -> float:
         """The body's work on the rods: the decrease of its kinetic + gravity energy so far.

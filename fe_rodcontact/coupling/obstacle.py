@@ -23,8 +23,7 @@ import numpy.typing as npt
 from fe_rodcontact import arguments
 from fe_rodcontact.bodies.rigid import RigidBody, cross
 from fe_rodcontact.contact.geometry.obstacles import Obstacle
-from fe_rodcontact.contact.laws.normal import NormalLaw
-from fe_rodcontact.coupling.surfaces import BodySurface, PairForces
+from fe_rodcontact.coupling.surfaces import BodySurface, CutLaw, PairForces
 from fe_rodcontact.errors import InputError
 
 __all__ = ["DynamicObstacle", "RigidBodyObstacle"]
@@ -71,7 +70,7 @@ class DynamicObstacle(Obstacle):
     @abstractmethod
     def pair_forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         points_old: FloatArray,
         points_new: FloatArray,
@@ -185,7 +184,7 @@ class RigidBodyObstacle(DynamicObstacle):
 
     def pair_forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         points_old: FloatArray,
         points_new: FloatArray,

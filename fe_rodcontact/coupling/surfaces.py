@@ -3,7 +3,9 @@
 A rod of contact radius r whose centreline passes at x has the gap g = d(y) − r to a body,
 y = x − p_o the point relative to the body's centroid and d the distance from the body's
 surface (its centreline distance less the body's radius). A conservative law W
-(:mod:`~fe_rodcontact.contact.laws`) stores the energy W(g) per unit length of the rod.
+(:mod:`~fe_rodcontact.contact.laws`) stores the energy W(g) per unit length of the rod,
+optionally cut off at a gap m (:class:`CutLaw`: Ŵ(g) = W(min(g, m)) − W(m), zero beyond m, as
+between rods), so that the points far from the body can be left out of a step exactly.
 
 **The step's force (energy and momenta).** Over a step, y goes from y₀ = xₙ − p_oₙ to
 y₁ = xₙ₊₁ − p_oₙ₊₁ and the body turns by θ. The force ``a`` on the body (−a on the rod) and
@@ -37,12 +39,40 @@ import numpy.typing as npt
 
 from fe_rodcontact import arguments
 from fe_rodcontact.contact.laws.normal import NormalLaw
+from fe_rodcontact.contact.potential.point_forces import cut_energy, cut_gradient
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.rods.rotations import exp_map
 
-__all__ = ["BallSurface", "BodySurface", "CylinderSurface", "PairForces"]
+__all__ = ["BallSurface", "BodySurface", "CutLaw", "CylinderSurface", "PairForces"]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CutLaw:
+    """A conservative law cut off at the gap m: Ŵ(g) = W(min(g, m)) − W(m).
+
+    Attributes:
+        law: The law W.
+        cutoff: m (``inf``: no cut-off, Ŵ = W − W(∞) = W for the package's laws).
+    """
+
+    law: NormalLaw
+    cutoff: float = float("inf")
+
+    def energy(self, gap: FloatArray) -> FloatArray:
+        """Ŵ(g)."""
+        if np.isinf(self.cutoff):
+            return np.asarray(self.law.energy(gap), dtype=float)
+        return cut_energy(self.law, self.cutoff, gap)
+
+    def gradient(self, gap_old: FloatArray, gap_new: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The discrete gradient (Ŵ(g₁) − Ŵ(g₀))/(g₁ − g₀) and its derivative in g₁."""
+        return cut_gradient(self.law, self.cutoff, gap_old, gap_new)
+
+    def slope(self, gap: FloatArray) -> FloatArray:
+        """Ŵ'(g) (zero beyond the cut-off)."""
+        return np.where(gap < self.cutoff, -self.law.force(np.minimum(gap, self.cutoff)), 0.0)
 
 
 @dataclass(frozen=True)
@@ -86,7 +116,7 @@ class BodySurface(ABC):
     @abstractmethod
     def pair_forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         relative_old: FloatArray,
         relative_new: FloatArray,
@@ -96,7 +126,7 @@ class BodySurface(ABC):
         """The step's force at each point (see the module docs).
 
         Args:
-            law: The conservative law W(g) per unit length.
+            law: The conservative law Ŵ(g) per unit length.
             radius: (n,) the rod's contact radius at each point.
             relative_old: y₀ (n, 3).
             relative_new: y₁ (n, 3).
@@ -131,7 +161,7 @@ class BallSurface(BodySurface):
 
     def pair_forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         relative_old: FloatArray,
         relative_new: FloatArray,
@@ -142,8 +172,7 @@ class BallSurface(BodySurface):
         r0 = np.linalg.norm(relative_old, axis=1)
         r1 = np.linalg.norm(relative_new, axis=1)
         gap0, gap1 = r0 - self._radius - radius, r1 - self._radius - radius
-        slope = law.discrete_gradient(gap0, gap1)
-        curvature = law.discrete_gradient_derivative(gap0, gap1)
+        slope, curvature = law.gradient(gap0, gap1)
         total = r0 + r1
         direction = (relative_old + relative_new) / total[:, None]
         unit_new = relative_new / r1[:, None]
@@ -200,7 +229,7 @@ class CylinderSurface(BodySurface):
 
     def _forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         y0: FloatArray,
         y1: FloatArray,
@@ -214,13 +243,13 @@ class CylinderSurface(BodySurface):
         rho1 = y1 - np.outer(y1 @ e1, e1)
         n0, n1 = np.linalg.norm(rho0, axis=1), np.linalg.norm(rho1, axis=1)
         gap0, gap1 = n0 - self._radius - radius, n1 - self._radius - radius
-        change = law.discrete_gradient(gap0, gap1) * (
+        change = law.gradient(gap0, gap1)[0] * (
             (n1 * n1 - n0 * n0) / (n0 + n1)
-        )  # W(g₁) − W(g₀) without cancellation
+        )  # Ŵ(g₁) − Ŵ(g₀) without cancellation
         mid = 0.5 * (y0 + y1)
         radial = mid - np.outer(mid @ em, em)
         rho = np.linalg.norm(radial, axis=1)
-        gradient = (-law.force(rho - self._radius - radius) / rho)[:, None] * radial
+        gradient = (law.slope(rho - self._radius - radius) / rho)[:, None] * radial
         w = (y1 - y0) - np.cross(theta, mid)
         size2 = np.einsum("pi,pi->p", w, w)
         small = size2 < (1e-10 * self._radius) ** 2
@@ -230,7 +259,7 @@ class CylinderSurface(BodySurface):
 
     def pair_forces(
         self,
-        law: NormalLaw,
+        law: CutLaw,
         radius: FloatArray,
         relative_old: FloatArray,
         relative_new: FloatArray,
