@@ -92,11 +92,12 @@ def _totals(series: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return series["linear_momentum"] + ball_p, series["angular_momentum"] + ball_l, energy
 
 
-def _run(comm, shape: str) -> tuple[dict, RigidBodyObstacle]:
+def _run(comm, shape: str, end: float | None = None) -> tuple[dict, RigidBodyObstacle]:
     body = _body(shape)
     problem = _problem(comm, body)
     dt = 5e-4 if shape == "ball" else 1e-3
-    return problem.solve(0.06 if shape == "ball" else 0.03, TimeStepping(dt=dt)).arrays(), body
+    end = end or (0.06 if shape == "ball" else 0.03)
+    return problem.solve(end, TimeStepping(dt=dt)).arrays(), body
 
 
 @pytest.mark.parametrize("shape", ["ball", "drum"])
@@ -191,8 +192,9 @@ def test_rod_dropped_on_free_drum_in_gravity(comm):
 
 
 def test_one_and_two_ranks_agree(comm):
-    """The drum's run on this communicator and on COMM_SELF: series agree to 1e-10 relative."""
-    runs = [_run(c, "drum")[0] for c in (comm, MPI.COMM_SELF)]
+    """The drum's first 20 ms (its contact) on this communicator and on COMM_SELF: series
+    agree to 1e-10 relative."""
+    runs = [_run(c, "drum", end=0.02)[0] for c in (comm, MPI.COMM_SELF)]
     for key in ("kinetic_energy", "elastic_energy", "linear_momentum", "angular_momentum"):
         scale = np.abs(runs[1][key]).max()
         assert np.abs(runs[0][key] - runs[1][key]).max() <= 1e-10 * scale, key
