@@ -11,6 +11,7 @@ from fe_rodcontact.coupling.obstacle import DynamicObstacle, RigidBodyObstacle
 from fe_rodcontact.coupling.surfaces import (
     BallSurface,
     BodySurface,
+    CutLaw,
     CylinderSurface,
     PairForces,
 )
@@ -18,6 +19,7 @@ from fe_rodcontact.coupling.surfaces import (
 __all__ = [
     "BallSurface",
     "BodySurface",
+    "CutLaw",
     "CylinderSurface",
     "DynamicObstacle",
     "PairForces",

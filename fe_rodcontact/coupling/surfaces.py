@@ -26,9 +26,7 @@ energy is kept when ``a·w = W(g₁) − W(g₀)``:
   midpoint axis exp(θ/2) e₀ (``∇V_m`` alone below |w| = 1e-10 R): ``a·w = W(g₁) − W(g₀)``
   exactly. The correction along w is of second order in the step.
 
-The ball's tangent ``A = ∂a/∂y₁`` is exact (``∂a/∂θ = 0``); the cylinder's ``∂a/∂y₁`` and
-``∂a/∂θ`` are central differences (an inexact Newton tangent, to about 1e-7 relative: the
-residual decides convergence, the conservation does not depend on it).
+The tangents ``∂a/∂y₁`` and ``∂a/∂θ`` are exact for both (``∂a/∂θ = 0`` for the ball).
 """
 
 from abc import ABC, abstractmethod
@@ -38,10 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from fe_rodcontact import arguments
+from fe_rodcontact.bodies.rigid import right_jacobian
 from fe_rodcontact.contact.laws.normal import NormalLaw
 from fe_rodcontact.contact.potential.point_forces import cut_energy, cut_gradient
 from fe_rodcontact.errors import InputError
-from fe_rodcontact.rods.rotations import exp_map
+from fe_rodcontact.rods.rotations import exp_map, skew
 
 __all__ = ["BallSurface", "BodySurface", "CutLaw", "CylinderSurface", "PairForces"]
 
@@ -73,6 +72,10 @@ class CutLaw:
     def slope(self, gap: FloatArray) -> FloatArray:
         """Ŵ'(g) (zero beyond the cut-off)."""
         return np.where(gap < self.cutoff, -self.law.force(np.minimum(gap, self.cutoff)), 0.0)
+
+    def curvature(self, gap: FloatArray) -> FloatArray:
+        """Ŵ''(g) (zero beyond the cut-off)."""
+        return np.where(gap < self.cutoff, self.law.stiffness(np.minimum(gap, self.cutoff)), 0.0)
 
 
 @dataclass(frozen=True)
@@ -227,36 +230,6 @@ class CylinderSurface(BodySurface):
         hessian = (projector[None] - normal[:, :, None] * normal[:, None, :]) / safe[:, None, None]
         return rho - self._radius, normal, hessian
 
-    def _forces(
-        self,
-        law: CutLaw,
-        radius: FloatArray,
-        y0: FloatArray,
-        y1: FloatArray,
-        e0: FloatArray,
-        theta: FloatArray,
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(a, g₀, g₁) for each point (see the module docs)."""
-        e1 = exp_map(theta) @ e0
-        em = exp_map(0.5 * theta) @ e0
-        rho0 = y0 - np.outer(y0 @ e0, e0)
-        rho1 = y1 - np.outer(y1 @ e1, e1)
-        n0, n1 = np.linalg.norm(rho0, axis=1), np.linalg.norm(rho1, axis=1)
-        gap0, gap1 = n0 - self._radius - radius, n1 - self._radius - radius
-        change = law.gradient(gap0, gap1)[0] * (
-            (n1 * n1 - n0 * n0) / (n0 + n1)
-        )  # Ŵ(g₁) − Ŵ(g₀) without cancellation
-        mid = 0.5 * (y0 + y1)
-        radial = mid - np.outer(mid @ em, em)
-        rho = np.linalg.norm(radial, axis=1)
-        gradient = (law.slope(rho - self._radius - radius) / rho)[:, None] * radial
-        w = (y1 - y0) - np.cross(theta, mid)
-        size2 = np.einsum("pi,pi->p", w, w)
-        small = size2 < (1e-10 * self._radius) ** 2
-        correction = (change - np.einsum("pi,pi->p", gradient, w)) / np.where(small, 1.0, size2)
-        force = gradient + np.where(small, 0.0, correction)[:, None] * w
-        return force, gap0, gap1
-
     def pair_forces(
         self,
         law: CutLaw,
@@ -266,22 +239,82 @@ class CylinderSurface(BodySurface):
         rotation: FloatArray,
         theta: FloatArray,
     ) -> PairForces:
-        """The step's force at each point (see the module docs)."""
+        """The step's force at each point (see the module docs), with its exact derivatives.
+
+        With e₁ = exp(θ) e₀, e_m = exp(θ/2) e₀ (``de = −[e]× J_l dθ``, J_l the left Jacobian),
+        ρ₁ = (I − e₁⊗e₁) y₁, ΔŴ = Q (|ρ₁| − |ρ₀|), the gradient G = Ŵ'(g_m) ρ̂_m at the
+        midpoint and c = (ΔŴ − G·w)/|w|², the force a = G + c w is differentiated term by term.
+        """
+        y0, y1 = relative_old, relative_new
         e0 = rotation @ self._axis
-        force, gap0, gap1 = self._forces(law, radius, relative_old, relative_new, e0, theta)
-        n = len(force)
-        d_y = np.zeros((n, 3, 3))
-        d_theta = np.zeros((n, 3, 3))
-        step = 1e-7 * self._radius
-        for j in range(3):
-            shift = np.zeros(3)
-            shift[j] = step
-            plus = self._forces(law, radius, relative_old, relative_new + shift, e0, theta)[0]
-            minus = self._forces(law, radius, relative_old, relative_new - shift, e0, theta)[0]
-            d_y[:, :, j] = (plus - minus) / (2 * step)
-            turn = np.zeros(3)
-            turn[j] = 1e-7
-            plus = self._forces(law, radius, relative_old, relative_new, e0, theta + turn)[0]
-            minus = self._forces(law, radius, relative_old, relative_new, e0, theta - turn)[0]
-            d_theta[:, :, j] = (plus - minus) / 2e-7
+        reach = self._radius + radius
+        e1 = exp_map(theta) @ e0
+        em = exp_map(0.5 * theta) @ e0
+        rho0 = y0 - np.outer(y0 @ e0, e0)
+        along1 = y1 @ e1
+        rho1 = y1 - np.outer(along1, e1)
+        n0, n1 = np.linalg.norm(rho0, axis=1), np.linalg.norm(rho1, axis=1)
+        gap0, gap1 = n0 - reach, n1 - reach
+        slope, d_slope = law.gradient(gap0, gap1)
+        change = slope * ((n1 * n1 - n0 * n0) / (n0 + n1))  # Ŵ(g₁) − Ŵ(g₀), no cancellation
+        unit1 = rho1 / n1[:, None]
+        turn_e1 = -skew(e1) @ right_jacobian(-theta)  # ∂e₁/∂θ
+        turn_em = -0.5 * skew(em) @ right_jacobian(-0.5 * theta)  # ∂e_m/∂θ
+        # ∂|ρ₁|/∂y₁ = ρ̂₁, ∂|ρ₁|/∂θ = −(y₁·e₁) ρ̂₁ᵀ ∂e₁/∂θ
+        dn1_dy = unit1
+        dn1_dtheta = -along1[:, None] * (unit1 @ turn_e1)
+        dchange = (d_slope * (n1 - n0) + slope)[:, None]
+        dchange_dy, dchange_dtheta = dchange * dn1_dy, dchange * dn1_dtheta
+        mid = 0.5 * (y0 + y1)
+        along = mid @ em
+        radial = mid - np.outer(along, em)
+        rho = np.linalg.norm(radial, axis=1)
+        unit = radial / rho[:, None]
+        gap = rho - reach
+        gradient = law.slope(gap)[:, None] * unit
+        # ∂G/∂radial = Ŵ'' ρ̂⊗ρ̂ + Ŵ' (I − ρ̂⊗ρ̂)/ρ; ∂radial/∂ȳ = I − e_m⊗e_m,
+        # ∂radial/∂e_m = −(e_m⊗ȳ + (ȳ·e_m) I)
+        outer = unit[:, :, None] * unit[:, None, :]
+        eye = np.eye(3)[None]
+        hessian = law.curvature(gap)[:, None, None] * outer + (law.slope(gap) / rho)[
+            :, None, None
+        ] * (eye - outer)
+        projector = np.eye(3) - np.outer(em, em)
+        dg_dy = 0.5 * hessian @ projector
+        d_radial_de = -(em[None, :, None] * mid[:, None, :] + along[:, None, None] * eye)
+        dg_dtheta = hessian @ d_radial_de @ turn_em
+        w = (y1 - y0) - np.cross(theta, mid)
+        dw_dy = np.eye(3) - 0.5 * skew(theta)  # the same at every point
+        dw_dtheta = _cross_matrices(mid)  # ∂(−θ × ȳ)/∂θ = [ȳ]×
+        size2 = np.einsum("pi,pi->p", w, w)
+        small = size2 < (1e-10 * self._radius) ** 2
+        safe = np.where(small, 1.0, size2)
+        scale = np.where(small, 0.0, 1.0)
+        correction = scale * (change - np.einsum("pi,pi->p", gradient, w)) / safe
+        force = gradient + correction[:, None] * w
+
+        def derivative(d_gradient: FloatArray, d_change: FloatArray, d_w: FloatArray) -> FloatArray:
+            d_correction = (
+                d_change
+                - np.einsum("pi,pij->pj", w, d_gradient)
+                - np.einsum("pi,pij->pj", gradient, d_w)
+                - 2.0 * correction[:, None] * np.einsum("pi,pij->pj", w, d_w)
+            ) * (scale / safe)[:, None]
+            return (
+                d_gradient
+                + w[:, :, None] * d_correction[:, None, :]
+                + correction[:, None, None] * d_w
+            )
+
+        d_y = derivative(dg_dy, dchange_dy, np.broadcast_to(dw_dy, dg_dy.shape))
+        d_theta = derivative(dg_dtheta, dchange_dtheta, dw_dtheta)
         return PairForces(force, d_y, d_theta, gap0, gap1)
+
+
+def _cross_matrices(v: FloatArray) -> FloatArray:
+    """[v]× for each row of v (n, 3) → (n, 3, 3)."""
+    out = np.zeros((len(v), 3, 3))
+    out[:, 0, 1], out[:, 0, 2] = -v[:, 2], v[:, 1]
+    out[:, 1, 0], out[:, 1, 2] = v[:, 2], -v[:, 0]
+    out[:, 2, 0], out[:, 2, 1] = -v[:, 1], v[:, 0]
+    return out
