@@ -30,11 +30,11 @@ residual's sign), body rows
     c(x, z) = balance(z)/h − Σ ω (a, ȳ × a),
 
 the body's energy–momentum step (:mod:`~fe_rodcontact.bodies.rigid`) with the rods' force and
-moment about p_o. The Newton tangent is K = ∂f/∂x, G = ∂f/∂z, C = ∂c/∂x, D = ∂c/∂z (exact for
-a ball, see :mod:`~fe_rodcontact.coupling.surfaces`). At a converged solve the kinetic and
-elastic energy of the rods, the body's kinetic and gravity energy and Σ ω W are conserved to
-the Newton tolerance, and linear and angular momentum of rods + body to round-off and the
-Newton tolerance.
+moment about p_o. The Newton tangent K = ∂f/∂x, G = ∂f/∂z, C = ∂c/∂x, D = ∂c/∂z is exact
+(the surfaces' derivatives, :mod:`~fe_rodcontact.coupling.surfaces`). At a converged solve
+the kinetic and elastic energy of the rods, the body's kinetic and gravity energy and Σ ω W
+are conserved to the Newton tolerance, and linear and angular momentum of rods + body to
+round-off and the Newton tolerance.
 
 **Energy account.** The body's work on the rods, the decrease of its kinetic + gravity energy
 since the start, is reported as ``obstacle_work``, so that the problem's ``total_energy`` is
