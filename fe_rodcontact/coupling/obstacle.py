@@ -15,7 +15,7 @@ step (:meth:`Obstacle.distance <fe_rodcontact.contact.geometry.obstacles.Obstacl
 ignores the time it is given).
 """
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +32,7 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-class DynamicObstacle(Obstacle):
+class DynamicObstacle(Obstacle, ABC):
     """An obstacle that moves with its own dynamics, its step solved with the rods' step.
 
     The step's unknowns z (:attr:`unknowns` of them) are solved in the same Newton solve as
