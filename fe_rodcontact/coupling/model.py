@@ -117,6 +117,9 @@ class RodBodyPotential(ContactModel):
         )
         self._z = np.zeros(6)
         self._h = 1.0
+        self._active: IntArray = np.zeros(0, dtype=np.int64)
+        self._start = np.zeros((0, 3))
+        self._old = np.zeros((0, 3))
         self._start_energy = 0.0
         self.joined = 0
         """Points that joined a step after a solve (with a cut-off), so far."""
