@@ -4,7 +4,8 @@ The layers, bottom to top (docs/architecture.md): the base modules (errors, chec
 arguments, the DOLFINx version check, expressions), ``rods`` (the model), ``solvers`` (Newton
 and the bordered solve: no rods, no contact), ``contact.geometry`` (where things touch),
 ``contact`` (the models, their laws and the scene), ``bodies`` (Tatone's rigid and affine
-bodies: they use the contact laws and the planes, and know no rods), ``stepping`` (schemes,
+bodies: they use the contact laws and the planes, and know no rods), ``coupling`` (rods and
+bodies in one solve: a body as an obstacle with dynamics), ``stepping`` (schemes,
 the stepper, the problems), ``solid`` (a user's DOLFINx solid coupled to the rods),
 ``strings`` (the reduced model), ``io`` (files), ``cli`` (the
 command and case files). The package's ``__init__`` files only re-export. Checked on the
@@ -29,6 +30,7 @@ LAYERS = (
     ("fe_rodcontact.contact.geometry",),
     ("fe_rodcontact.contact",),
     ("fe_rodcontact.bodies",),
+    ("fe_rodcontact.coupling",),
     ("fe_rodcontact.stepping",),
     ("fe_rodcontact.solid",),
     ("fe_rodcontact.strings",),

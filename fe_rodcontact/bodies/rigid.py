@@ -160,6 +160,11 @@ class RigidBody(Body):
         return self._r @ self._body_momentum
 
     @property
+    def rolling(self) -> RollingOnPlane | None:
+        """The round part that rolls without slip on a plane, if any."""
+        return self._rolling
+
+    @property
     def rolling_force(self) -> FloatArray:
         """The plane's force λ at the rolling contact over the last step (zero if none)."""
         return self._multiplier.copy()
@@ -236,11 +241,7 @@ class RigidBody(Body):
             return total, dissipated, work, supplied
 
         def inertial(z: FloatArray) -> FloatArray:
-            body_end = (2.0 / h) * inertia @ (r.T @ z[3:]) - self._body_momentum
-            spatial_end = r @ exp_map(r.T @ z[3:]) @ body_end
-            return np.concatenate(
-                [m * (2.0 * z[:3] / h - 2.0 * self._v) - h * m * g, spatial_end - momentum]
-            )
+            return self.step_inertia(z, h)
 
         def contact_tangent(z: FloatArray) -> FloatArray:
             """∂(f, m_c)/∂(Δp_o, θ): the laws' tangents chained through Δp = Δp_o + θ × z.
@@ -303,28 +304,13 @@ class RigidBody(Body):
             return matrix
 
         def jacobian6(z: FloatArray) -> FloatArray:
-            turn_body = r.T @ z[3:6]
-            body_end = (2.0 / h) * inertia @ turn_body - self._body_momentum
-            turn = exp_map(turn_body)
-            matrix = np.zeros((6, 6))
-            matrix[:3, :3] = (2.0 * m / h) * np.eye(3)
-            matrix[3:, 3:] = (
-                r
-                @ ((2.0 / h) * turn @ inertia - turn @ skew(body_end) @ right_jacobian(turn_body))
-                @ r.T
-            )
+            matrix = self.step_inertia_jacobian(z[:6], h)
             if touching:
                 matrix -= h * contact_tangent(z)
             return matrix
 
         omega = self.angular_velocity
-        # the last step's accelerations extrapolated (free flight: exact in Δp_o)
-        guess = np.concatenate(
-            [
-                h * self._v + 0.5 * h * h * (g + self._accelerations[:3]),
-                h * omega + 0.5 * h * h * self._accelerations[3:],
-            ]
-        )
+        guess = self.step_guess(h)
         size = self.shape.size
         speed = float(np.linalg.norm(self._v))
         # a typical turn and shift in a step, for the difference quotients and the updates
@@ -353,8 +339,61 @@ class RigidBody(Body):
         end_points = self._x + z[:3] + arms @ turn.T
         for contact, chosen in zip(self._contacts, selected, strict=True):
             contact.check_skipped(end_points, chosen)
-        body_end = (2.0 / h) * inertia @ (r.T @ z[3:]) - self._body_momentum
         self._account(h, dissipated, work, supplied)
+        self.finish_step(z, h)
+        return StepReport(iterations, dissipated, work)
+
+    # -- the step's pieces, also used where the body is solved with other unknowns ----------------
+    def step_guess(self, h: float) -> FloatArray:
+        """A first guess of the step's (Δp_o, θ): the last step's accelerations extrapolated.
+
+        Exact in Δp_o in free flight.
+        """
+        return np.concatenate(
+            [
+                h * self._v + 0.5 * h * h * (self._gravity + self._accelerations[:3]),
+                h * self.angular_velocity + 0.5 * h * h * self._accelerations[3:],
+            ]
+        )
+
+    def step_inertia(self, z: FloatArray, h: float) -> FloatArray:
+        """The step's balance less the contact impulse: (m Δv − h m g, π_{n+1} − π_n).
+
+        Args:
+            z: The step's unknowns (Δp_o, θ).
+            h: The time step.
+        """
+        r, m = self._r, self.mass
+        body_end = (2.0 / h) * self._inertia @ (r.T @ z[3:6]) - self._body_momentum
+        spatial_end = r @ exp_map(r.T @ z[3:6]) @ body_end
+        return np.concatenate(
+            [
+                m * (2.0 * z[:3] / h - 2.0 * self._v) - h * m * self._gravity,
+                spatial_end - self.angular_momentum,
+            ]
+        )
+
+    def step_inertia_jacobian(self, z: FloatArray, h: float) -> FloatArray:
+        """The derivative of :meth:`step_inertia` in (Δp_o, θ) (closed form)."""
+        r, inertia = self._r, self._inertia
+        turn_body = r.T @ z[3:6]
+        body_end = (2.0 / h) * inertia @ turn_body - self._body_momentum
+        turn = exp_map(turn_body)
+        matrix = np.zeros((6, 6))
+        matrix[:3, :3] = (2.0 * self.mass / h) * np.eye(3)
+        matrix[3:, 3:] = (
+            r
+            @ ((2.0 / h) * turn @ inertia - turn @ skew(body_end) @ right_jacobian(turn_body))
+            @ r.T
+        )
+        return matrix
+
+    def finish_step(self, z: FloatArray, h: float) -> None:
+        """Move the body by the solved step (Δp_o, θ) of size h (velocities, momenta)."""
+        r, g = self._r, self._gravity
+        omega = self.angular_velocity
+        turn = exp_map(z[3:6])
+        body_end = (2.0 / h) * self._inertia @ (r.T @ z[3:6]) - self._body_momentum
         velocity = 2.0 * z[:3] / h - self._v
         self._accelerations = np.concatenate(
             [
@@ -366,7 +405,6 @@ class RigidBody(Body):
         self._v = velocity
         self._r = turn @ r
         self._body_momentum = body_end
-        return StepReport(iterations, dissipated, work)
 
     @staticmethod
     def rotation_about(axis: npt.ArrayLike, angle: float) -> FloatArray:

@@ -211,12 +211,16 @@ class ContactModel(PointTerms):
             ``"self"`` (a rod with itself).
         start_tolerance: Penetration at the start (relative to R_a + R_b) that the scene
             accepts for the model's contacts.
+        velocity_rows: The model's multiplier rows constrain the rods' velocities (rolling),
+            and the consistent start projects the initial velocities onto them; ``False`` for
+            multipliers that are unknowns of their own (a body's step).
     """
 
     at_points: ClassVar[bool] = False
     one_point_per_element: ClassVar[bool] = False
     target_kinds: ClassVar[tuple[str, ...]] = ("obstacle", "pair", "self")
     start_tolerance: float = 1e-8
+    velocity_rows: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._binding: Binding | None = None

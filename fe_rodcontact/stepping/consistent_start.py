@@ -50,6 +50,7 @@ from fe_rodcontact.contact.model import ContactModel, StepContext
 from fe_rodcontact.contact.scene import ContactScene
 from fe_rodcontact.errors import InputError, raise_collectively
 from fe_rodcontact.rods.rod import CosseratRod
+from fe_rodcontact.solvers.linearisation import PointLinearisation
 from fe_rodcontact.solvers.options import default_newton_options
 
 __all__ = ["StartProjection", "StartRows", "StartSystem", "project_velocities"]
@@ -124,6 +125,9 @@ class StartRows:
         contact.begin_step(context)
         parts = []
         for model in contact.point_models:
+            if not model.velocity_rows:  # unknowns of their own (a body's step): no rows
+                parts.append((PointLinearisation.empty(), 0))
+                continue
             parts.append((model.linearise(np.zeros(model.num_multipliers)), model.num_multipliers))
         m = sum(size for _, size in parts)
         V = rod.function_space

@@ -132,6 +132,12 @@ class CentrelineStencils:
         d = self._rods.degree
         return n // d if self._closed[rod] else (n - 1) // d
 
+    def element_spans(self, rod: int) -> tuple[FloatArray, FloatArray]:
+        """The material coordinates (s₀, s₁) of the ends of each element of ``rod``."""
+        vertices, first, counts, shifts = self._vertex_table()
+        ends = vertices[first[rod] : first[rod] + counts[rod] + 1] - shifts[rod]
+        return ends[:-1].copy(), ends[1:].copy()
+
     def _vertex_table(self) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
         """Element end arclengths of all rods, shifted per rod into one increasing array.
 
