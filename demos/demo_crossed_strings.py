@@ -41,6 +41,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import straight
@@ -60,7 +61,7 @@ parser.add_argument("--push", type=float, default=0.5, help="sideways push speed
 parser.add_argument("--out-dir", type=Path, default=Path("results/crossed_strings"))
 parser.add_argument("--no-contact", action="store_true", help="no rolling contact (reference)")
 parser.add_argument("--nodal-series", action="store_true", help="write nodal_series.npz")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import EndForce, EndMoment
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -45,7 +46,7 @@ parser.add_argument("--integrator", default="energy-momentum",
 parser.add_argument("--out", type=Path, default=None, help="time series (.npz)")
 parser.add_argument("--plot", type=Path, default=None, help="energy/momentum plot (.png)")
 parser.add_argument("--progress", action="store_true", help="show a progress bar")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 

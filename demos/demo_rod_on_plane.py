@@ -39,6 +39,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import (
     AdhesiveLaw,
     ContactScene,
@@ -69,7 +70,7 @@ parser.add_argument("--dt", type=float, default=1e-3, help="time step")
 parser.add_argument("--t-end", type=float, default=None, help="final time (scene default)")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rod_on_plane"))
 parser.add_argument("--progress", action="store_true", help="show a progress bar")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 if args.drop and args.scene != "ring":
     parser.error(f"--drop is for the ring scene, not {args.scene!r}")
 if not (np.isfinite(args.drop) and args.drop >= 0):

@@ -44,6 +44,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import ContactScene, Plane, RollingContact
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import figure_eight_vertices, polyline, ring
@@ -58,7 +59,7 @@ parser.add_argument("--scene", choices=("eight", "floor", "both"), default="both
 parser.add_argument("--t-end", type=float, default=0.3, help="final time of each run [s]")
 parser.add_argument("--dt", type=float, default=5e-3, help="time step [s]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rolling_self_contact"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)

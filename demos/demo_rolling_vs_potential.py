@@ -32,6 +32,7 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.cli.contact_case import ContactSpec, build_contact
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -51,7 +52,7 @@ parser.add_argument(
 )
 parser.add_argument("--penalty", type=float, default=1e5, help="penalty stiffness [N/m]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rolling_vs_potential"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 frictions = [float(m) for m in args.mu.split(",")]
 if args.elements % 2:

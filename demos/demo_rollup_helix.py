@@ -35,6 +35,7 @@ from mpi4py import MPI
 
 import numpy as np
 
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
 from fe_rodcontact.rods.curves import straight
@@ -51,7 +52,7 @@ parser.add_argument("--turns", type=float, default=2.0, help="roll-up turns f")
 parser.add_argument("--helix-turns", type=float, default=3.0)
 parser.add_argument("--out-dir", type=Path, default=Path("results/rollup_helix"))
 parser.add_argument("--no-plot", action="store_true")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)
