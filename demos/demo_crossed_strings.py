@@ -324,7 +324,7 @@ if comm.rank == 0:
             axes[1].plot(t[window - 1 :] - 0.5 * (window - 1) * args.dt, mean, color=colour)
         axes[1].plot([], [], color=colour, label=f"{name} (5-ms mean)")
     axes[1].set(xlabel="t [s]", ylabel="force [N]", title="contact force λ")
-    axes[1].legend()
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)  # off the forces
     axes[2].semilogy(series["t"][1:], np.maximum(energy_error[1:], 1e-17))
     axes[2].set(xlabel="t [s]", ylabel="|E + loss − E₀|/E₀", title="energy")
     figure.tight_layout()

@@ -321,11 +321,11 @@ if comm.rank == 0:
             ax.plot(shape[:, 0], shape[:, 2], lw=2, label=f"t = {time:.2f} s")
     span = np.array([ax.get_xlim()[0], ax.get_xlim()[1]])
     ax.plot(span, np.tan(theta) * span, "k-", lw=3, label=f"plane ({np.degrees(theta):.0f}°)")
-    ax.set_aspect("equal")
+    ax.set_aspect("equal", adjustable="datalim")  # a full-height panel for the legend below
     ax.set_xlabel("x [m]")
     ax.set_ylabel("z [m]")
     ax.set_title(f"{args.scene}: snapshots of the centreline (side view)")
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=4)  # off the rod
     for key, label in (
         ("kinetic_energy", "kinetic"),
         ("elastic_energy", "elastic"),

@@ -337,7 +337,7 @@ def plot_eight(at_join: dict, away: dict) -> None:
     top.plot(*start[0, :2], "rs", ms=7, label="join (first run)")
     top.set(xlabel="x [m]", ylabel="y [m]", title="figure eight seen from above")
     top.set_aspect("equal")
-    top.legend(loc="upper right", fontsize=8)
+    top.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)  # off the loops
 
     path = axes[0, 1]
     t = np.array([r["t"] for r in at_join["records"]])
@@ -369,7 +369,7 @@ def plot_eight(at_join: dict, away: dict) -> None:
         ylabel="arc length from the join [mm]",
         title="contact points (both numberings, same arc lengths)",
     )
-    path.legend(fontsize=8)
+    path.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15))  # off the paths
 
     force = axes[1, 0]
     records = at_join["records"]
@@ -402,7 +402,7 @@ def plot_invariants(axis, run: dict, reach: str) -> None:
         ylim=(1e-18, 1e-8),
         title="invariants; dotted: tolerances (energy, slip 1e-10; gap 1e-12)",
     )
-    axis.legend(fontsize=8)
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))  # off the curves
 
 
 def plot_floor(run, records, snapshots, floor, summary, travel, t) -> None:

@@ -187,7 +187,8 @@ if comm.rank == 0 and not args.no_plot:
     ax.set_xlabel("x (L = 10)")
     ax.set_ylabel("y")
     ax.set_title(f"Cantilever rolled up by an end moment M = f·2πEI/L, up to f = {args.turns:g}")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", title="turns f", title_fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="turns f",
+              title_fontsize=7)  # fmt: skip
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
     ax3.plot(*helix_shape.T, lw=2, color="tab:orange", label="deformed centreline")
     ax3.quiver(0, 0, 0, *(3 * axis), color="k", lw=1, label="end moment M (direction)")
