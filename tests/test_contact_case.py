@@ -50,6 +50,11 @@ def test_rod_on_slope_case_runs(comm, shared_tmp):
         ((('type = "plane"', 'type = "sphere"'),), "contact.obstacles[0]: type 'sphere' unknown"),
         ((("margin = 0.005", "margin = -1.0"),), "margin must be positive"),
         ((("start = [-0.00930, 0.0, 0.01994]", "start = [-0.00930, 0.0, 0.0]"),), "gap"),
+        ((("friction_coefficient = 0.3,", 'friction_coefficient = "high",'),), "friction"),
+        (
+            (("friction = {", 'friction = "rough"\n# {'),),
+            "contact.friction must be a number, got 'rough'",
+        ),
     ],
 )
 def test_bad_contact_tables(comm, shared_tmp, capsys, replace, message):
@@ -90,3 +95,27 @@ def test_rod_rolls_down_slope_case(comm, shared_tmp):
     assert force @ normal == pytest.approx(weight * normal[2], rel=1e-9)
     assert along == pytest.approx(weight * sine / 3, rel=1e-9)
     assert np.max(rows["slip"]) < 1e-12
+
+
+def test_friction_shorthand_is_the_table_with_the_default_speed(comm, shared_tmp):
+    """``friction = 0.3`` and ``{ friction_coefficient = 0.3 }`` are Coulomb friction with
+    ε_v = REGULARIZATION_VELOCITY (1e-3 m/s): the same run, bit for bit, as the full table."""
+    from fe_rodcontact.cli.contact_case import REGULARIZATION_VELOCITY
+
+    assert REGULARIZATION_VELOCITY == 1e-3  # the case file's own value, which it replaces
+    table = "friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }"
+    series = []
+    for k, friction in enumerate(
+        (table, "friction = 0.3", "friction = { friction_coefficient = 0.3 }")
+    ):
+        case = shared_tmp / f"friction_{k}.toml"
+        if comm.rank == 0:
+            case.write_text(small_case([(table, friction)]))
+        comm.barrier()
+        out = shared_tmp / f"friction_{k}"
+        assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
+        series.append(np.load(out / "series.npz"))
+    assert series[0]["dissipated_energy"][-1] > 0  # the friction acts
+    for other in series[1:]:
+        for key in ("kinetic_energy", "dissipated_energy", "min_gap"):
+            assert np.array_equal(other[key], series[0][key]), key
