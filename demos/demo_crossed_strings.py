@@ -23,7 +23,10 @@
 #    sideways displacement, beside the frequency it has without contact (Fig. 2 right);
 # 4. `rods.bp` (ParaView: displacement and velocity), `contacts.csv` (every contact quantity
 #    per step: s, point, normal, force, slip, gap, tangency) and `summary.json`;
-# 5. with `--nodal-series`, `nodal_series.npz`: the nodes' reference coordinates and their
+# 5. with `--animation`, `strings.gif`: the two strings seen from above, each one's sideways
+#    motion magnified (`--magnify`, 20 by default, stated in the title), the contact point
+#    marked on each, a frame every `--frame-interval` (5 ms);
+# 6. with `--nodal-series`, `nodal_series.npz`: the nodes' reference coordinates and their
 #    displacement, velocity and angular velocity at every step (used by
 #    `benchmarks/compare_reduced_model.py`). `--no-contact` runs the same strings without the
 #    rolling contact (they pass through each other): the strings alone, for reference.
@@ -41,6 +44,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import ContactScene, RollingContact
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import straight
@@ -60,7 +64,16 @@ parser.add_argument("--push", type=float, default=0.5, help="sideways push speed
 parser.add_argument("--out-dir", type=Path, default=Path("results/crossed_strings"))
 parser.add_argument("--no-contact", action="store_true", help="no rolling contact (reference)")
 parser.add_argument("--nodal-series", action="store_true", help="write nodal_series.npz")
-args = parser.parse_args()
+parser.add_argument(
+    "--animation", action="store_true", help="write strings.gif (top view, motion magnified)"
+)
+parser.add_argument(
+    "--frame-interval", type=float, default=0.005, help="time between animation frames [s]"
+)
+parser.add_argument(
+    "--magnify", type=float, default=20.0, help="magnification of the motion in the animation"
+)
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)
@@ -189,9 +202,15 @@ def record_nodal(p_: DynamicProblem) -> None:
     nodal["angular_velocity"].append(rod.gather_nodal(p_.integrator.nodal_angular_velocity))
 
 
+frame_every = max(1, round(args.frame_interval / args.dt))
+frames: list[tuple[float, list[np.ndarray]]] = [(0.0, rod_polylines(rod))] if args.animation else []
+
+
 def observe(p_: DynamicProblem) -> None:
     if args.nodal_series:
         record_nodal(p_)
+    if args.animation and p_.steps % frame_every == 0:
+        frames.append((p_.time, rod_polylines(rod)))
     u = rod.gather_nodal(rod.displacement)
     on_a = np.isclose(reference[:, 2], p)
     x, y = reference[on_a, 0], u[on_a, 1]
@@ -323,7 +342,7 @@ if comm.rank == 0:
             axes[1].plot(t[window - 1 :] - 0.5 * (window - 1) * args.dt, mean, color=colour)
         axes[1].plot([], [], color=colour, label=f"{name} (5-ms mean)")
     axes[1].set(xlabel="t [s]", ylabel="force [N]", title="contact force λ")
-    axes[1].legend()
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)  # off the forces
     axes[2].semilogy(series["t"][1:], np.maximum(energy_error[1:], 1e-17))
     axes[2].set(xlabel="t [s]", ylabel="|E + loss − E₀|/E₀", title="energy")
     figure.tight_layout()
@@ -341,4 +360,41 @@ if comm.rank == 0:
     figure.tight_layout()
     figure.savefig(args.out_dir / "spectrum.png", dpi=120)
     plt.close(figure)
+
+    if args.animation:
+        from matplotlib.animation import FuncAnimation, PillowWriter
+
+        # Top view: string a along x, its sideways motion y magnified; string b along y, its
+        # sideways motion x magnified. The contact point is drawn on each string (its place
+        # in each string's magnified picture).
+        m = args.magnify
+        figure, axis = plt.subplots(figsize=(6, 6.4))
+        (line_a,) = axis.plot([], [], color="tab:blue", lw=2, label="string a")
+        (line_b,) = axis.plot([], [], color="tab:orange", lw=2, label="string b")
+        (marks,) = axis.plot([], [], "ko", ms=6, label="contact point (on each string)")
+        reach = 0.55 * L * (1 + stretch)
+        axis.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal")
+        axis.set(xlabel=f"x [m] (string b: sideways × {m:g})",
+                 ylabel=f"y [m] (string a: sideways × {m:g})")  # fmt: skip
+        axis.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=3, fontsize=8)
+
+        def draw_frame(k: int) -> list:
+            time, (a, b) = frames[k]
+            line_a.set_data(a[:, 0], m * a[:, 1])
+            line_b.set_data(m * b[:, 0], b[:, 1])
+            near = [r for r in records if abs(r["t"] - time) < 0.5 * args.dt]
+            xs = [c for r in near for c in (r["point_x"], m * r["point_x"])]
+            ys = [c for r in near for c in (m * r["point_y"], r["point_y"])]
+            marks.set_data(xs, ys)
+            axis.set_title(
+                f"Crossed strings rolling, seen from above, t = {time:.3f} s\n"
+                f"(sideways motion magnified × {m:g})"
+            )
+            return [line_a, line_b, marks]
+
+        draw_frame(0)  # the title's room, for the layout
+        figure.tight_layout()
+        animation = FuncAnimation(figure, draw_frame, frames=len(frames), blit=False)
+        animation.save(args.out_dir / "strings.gif", writer=PillowWriter(fps=10), dpi=80)
+        plt.close(figure)
     print(f"wrote {args.out_dir.resolve()}")

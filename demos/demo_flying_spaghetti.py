@@ -16,8 +16,11 @@
 # - linear momentum p(t) = ∫₀ᵗ F dt (the impulse of the load), at every step;
 # - after t = 5, constant energy K + V and constant angular momentum about the origin.
 #
+# The numbers are in consistent units; the pictures read them as SI (N, m, kg, s).
+#
 # Run it with `python demos/demo_flying_spaghetti.py --out spaghetti.npz --plot spaghetti.png`,
-# in parallel with `mpiexec -n 2`.
+# in parallel with `mpiexec -n 2`. `--plot spaghetti.png` writes the energy and momenta there
+# and the tumbling rod, its centreline at 16 times, beside it (`spaghetti_motion.png`).
 
 # +
 import argparse
@@ -28,6 +31,8 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
+from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import EndForce, EndMoment
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -43,9 +48,11 @@ parser.add_argument("--t-end", type=float, default=30.0, help="final time")
 parser.add_argument("--integrator", default="energy-momentum",
                     choices=("energy-momentum", "generalized-alpha"))  # fmt: skip
 parser.add_argument("--out", type=Path, default=None, help="time series (.npz)")
-parser.add_argument("--plot", type=Path, default=None, help="energy/momentum plot (.png)")
+parser.add_argument(
+    "--plot", type=Path, default=None, help="energy/momentum plot (.png); the motion beside it"
+)
 parser.add_argument("--progress", action="store_true", help="show a progress bar")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 
@@ -75,7 +82,19 @@ problem = DynamicProblem(
 # ## Time stepping
 
 # +
-series = problem.solve(args.t_end, TimeStepping(dt=args.dt), progress=args.progress).arrays()
+# The centreline at 16 times, for the picture of the motion (gathered on every rank).
+snapshot_times = np.linspace(0.0, args.t_end, 16)
+snapshots: list[tuple[float, np.ndarray]] = [(0.0, rod_polylines(rod)[0])]
+
+
+def keep_snapshot(p_: DynamicProblem) -> None:
+    if len(snapshots) < len(snapshot_times) and p_.time >= snapshot_times[len(snapshots)] - 1e-9:
+        snapshots.append((p_.time, rod_polylines(rod)[0]))
+
+
+series = problem.solve(
+    args.t_end, TimeStepping(dt=args.dt), progress=args.progress, on_step=keep_snapshot
+).arrays()
 if args.out is not None:
     problem.series.save(args.out, comm)
 
@@ -111,16 +130,48 @@ if args.plot is not None and comm.rank == 0:
     axes[0].plot(series["t"], series["kinetic_energy"], label="kinetic")
     axes[0].plot(series["t"], series["elastic_energy"], label="elastic")
     axes[0].plot(series["t"], energy, "k", label="total")
-    axes[0].set(title="energy", ylabel="energy (consistent units)")
+    axes[0].set(title="energy", ylabel="energy [J]")
     for i, name in enumerate("xyz"):
         axes[1].plot(series["t"], series["linear_momentum"][:, i], label=f"p_{name}")
         axes[2].plot(series["t"], series["angular_momentum"][:, i], label=f"L_{name}")
-    axes[1].set(title="linear momentum", ylabel="momentum p (consistent units)")
-    axes[2].set(title="angular momentum (origin)", ylabel="momentum L (consistent units)")
+    axes[1].set(title="linear momentum", ylabel="momentum p [kg m/s]")
+    axes[2].set(title="angular momentum (origin)", ylabel="momentum L [kg m²/s]")
     for ax in axes:
-        ax.set_xlabel("time t (consistent units)")
+        ax.set_xlabel("time t [s]")
         ax.legend()
     fig.suptitle("Flying spaghetti (Simo & Vu-Quoc): a free rod thrown by a force and a moment")
     fig.tight_layout()
     fig.savefig(args.plot, dpi=120)
+# -
+
+# ## The tumbling rod
+#
+# The centreline at 16 times, coloured by time: in 3D, and seen along y (the x–z plane, in which
+# the force pushes and about which the moment's larger component turns the rod).
+
+# +
+if args.plot is not None and comm.rank == 0:
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    colours = plt.get_cmap("viridis")
+    norm = Normalize(0.0, max(args.t_end, 1e-12))
+    fig = plt.figure(figsize=(12, 5.2))
+    ax3 = fig.add_subplot(1, 2, 1, projection="3d")
+    ax2 = fig.add_subplot(1, 2, 2)
+    for time, line in snapshots:
+        colour = colours(norm(time))
+        ax3.plot(line[:, 0], line[:, 1], line[:, 2], color=colour, lw=1.5)
+        ax2.plot(line[:, 0], line[:, 2], color=colour, lw=1.5)
+        ax2.plot(line[0, 0], line[0, 2], "o", color=colour, ms=3)  # the loaded end
+    ax3.set(xlabel="x [m]", ylabel="y [m]", zlabel="z [m]", title="centreline in 3D")
+    ax2.set(xlabel="x [m]", ylabel="z [m]", title="seen along y (dot: the loaded end)")
+    ax2.set_aspect("equal", adjustable="datalim")
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=colours), ax=[ax3, ax2], shrink=0.85)
+    bar.set_label("time t [s]")
+    fig.suptitle(
+        f"Flying spaghetti (Simo & Vu-Quoc): the rod tumbling, {len(snapshots)} snapshots "
+        f"from t = 0 to {snapshots[-1][0]:g} s"
+    )
+    fig.savefig(args.plot.with_name(args.plot.stem + "_motion.png"), dpi=120)
 # -

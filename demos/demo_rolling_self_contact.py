@@ -44,6 +44,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import ContactScene, Plane, RollingContact
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.rods.curves import figure_eight_vertices, polyline, ring
@@ -58,7 +59,7 @@ parser.add_argument("--scene", choices=("eight", "floor", "both"), default="both
 parser.add_argument("--t-end", type=float, default=0.3, help="final time of each run [s]")
 parser.add_argument("--dt", type=float, default=5e-3, help="time step [s]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rolling_self_contact"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)
@@ -336,7 +337,7 @@ def plot_eight(at_join: dict, away: dict) -> None:
     top.plot(*start[0, :2], "rs", ms=7, label="join (first run)")
     top.set(xlabel="x [m]", ylabel="y [m]", title="figure eight seen from above")
     top.set_aspect("equal")
-    top.legend(loc="upper right", fontsize=8)
+    top.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)  # off the loops
 
     path = axes[0, 1]
     t = np.array([r["t"] for r in at_join["records"]])
@@ -368,7 +369,7 @@ def plot_eight(at_join: dict, away: dict) -> None:
         ylabel="arc length from the join [mm]",
         title="contact points (both numberings, same arc lengths)",
     )
-    path.legend(fontsize=8)
+    path.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15))  # off the paths
 
     force = axes[1, 0]
     records = at_join["records"]
@@ -401,7 +402,7 @@ def plot_invariants(axis, run: dict, reach: str) -> None:
         ylim=(1e-18, 1e-8),
         title="invariants; dotted: tolerances (energy, slip 1e-10; gap 1e-12)",
     )
-    axis.legend(fontsize=8)
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))  # off the curves
 
 
 def plot_floor(run, records, snapshots, floor, summary, travel, t) -> None:

@@ -32,6 +32,7 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.cli.contact_case import ContactSpec, build_contact
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.rods.curves import straight
 from fe_rodcontact.rods.loads import Support
 from fe_rodcontact.rods.mesh import create_rod_mesh
@@ -51,7 +52,7 @@ parser.add_argument(
 )
 parser.add_argument("--penalty", type=float, default=1e5, help="penalty stiffness [N/m]")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rolling_vs_potential"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 frictions = [float(m) for m in args.mu.split(",")]
 if args.elements % 2:
@@ -286,6 +287,7 @@ if comm.rank == 0:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     shown = [potential[0], potential[len(potential) // 2], potential[-1]] if potential else []
     shown = list({id(r): r for r in shown}.values())
@@ -327,37 +329,44 @@ if comm.rank == 0:
     figure.tight_layout()
     figure.savefig(args.out_dir / "compare.png", dpi=120)
 
+    # μ on a symmetric-log axis: linear on [0, μ_lin], logarithmic above, so that the
+    # frictionless run (μ = 0) is drawn beside the others; ticks only at the μ of the runs.
     mus = np.array([r["mu"] for r in potential])
-    positive = mus > 0
     rows = summary["runs"][1:]
-    figure, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    x = mus[positive]
-    axes[0].loglog(
-        x, [row["mean_slip_speed"] for row, p in zip(rows, positive) if p], "o-", label="potential"
+    linear_below = float(np.min(mus[mus > 0])) if np.any(mus > 0) else 1.0
+    figure, axes = plt.subplots(1, 3, figsize=(13, 4))
+    sweep = (
+        ("mean_slip_speed", "mean slip speed [m/s]", "slip", True),
+        ("trajectory_difference_end", "relative RMS at t_end", "distance from rolling", False),
     )
+    for axis, (key, ylabel, title, logarithmic) in zip(axes[:2], sweep, strict=False):
+        values = np.array([row[key] for row in rows])
+        axis.plot(mus, np.maximum(values, 1e-17), "o-", label="potential")
+        if logarithmic:
+            axis.set_yscale("log")
+        axis.set(xlabel="friction coefficient μ", ylabel=ylabel, title=title)
     axes[0].axhline(
         summary["runs"][0]["mean_slip_speed"] + 1e-17, color="k", ls="--", label="rolling"
     )
-    axes[0].set(xlabel="friction coefficient μ", ylabel="mean slip speed [m/s]", title="slip")
-    axes[1].semilogx(
-        x, [row["trajectory_difference_end"] for row, p in zip(rows, positive) if p], "o-"
-    )
-    axes[1].set(
-        xlabel="friction coefficient μ",
-        ylabel="relative RMS at t_end",
-        title="distance from rolling",
-    )
-    axes[2].semilogx(x, [row["steps"] for row, p in zip(rows, positive) if p], "o-", label="steps")
-    axes[2].semilogx(
-        x,
-        [row["newton_iterations_per_step"] * 10 for row, p in zip(rows, positive) if p],
-        "s-",
+    axes[2].plot(mus, [row["steps"] for row in rows], "o-", label="steps")
+    axes[2].plot(
+        mus, [row["newton_iterations_per_step"] * 10 for row in rows], "s-",
         label="10 × Newton its/step",
-    )
+    )  # fmt: skip
     axes[2].axhline(rolling["steps"], color="k", ls="--", label="rolling: steps")
     axes[2].set(xlabel="friction coefficient μ", ylabel="count per run", title="cost")
+    for axis in axes:
+        axis.set_xscale("symlog", linthresh=linear_below, linscale=0.5)
+        axis.set_xticks(mus, [f"{m:g}" for m in mus])
+        axis.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        axis.set_xlim(-0.15 * linear_below, 1.3 * max(mus.max(), linear_below))
     for axis in (axes[0], axes[2]):
-        axis.legend(fontsize=8)
+        axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, -0.2), ncol=2)
+    figure.suptitle(
+        "Crossed strings, potential contact: the friction sweep "
+        f"(μ on a symmetric-log axis, linear below {linear_below:g}: μ = 0 is the "
+        "frictionless run)"
+    )
     figure.tight_layout()
     figure.savefig(args.out_dir / "friction_sweep.png", dpi=120)
     print(f"wrote {args.out_dir.resolve()}")

@@ -35,6 +35,7 @@ from mpi4py import MPI
 
 import numpy as np
 
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.io.plotting import rod_polylines
 from fe_rodcontact.io.rods import RodVTXWriter, write_vtu
 from fe_rodcontact.rods.curves import straight
@@ -51,7 +52,7 @@ parser.add_argument("--turns", type=float, default=2.0, help="roll-up turns f")
 parser.add_argument("--helix-turns", type=float, default=3.0)
 parser.add_argument("--out-dir", type=Path, default=Path("results/rollup_helix"))
 parser.add_argument("--no-plot", action="store_true")
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)
@@ -186,7 +187,8 @@ if comm.rank == 0 and not args.no_plot:
     ax.set_xlabel("x (L = 10)")
     ax.set_ylabel("y")
     ax.set_title(f"Cantilever rolled up by an end moment M = f·2πEI/L, up to f = {args.turns:g}")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", title="turns f", title_fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="turns f",
+              title_fontsize=7)  # fmt: skip
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
     ax3.plot(*helix_shape.T, lw=2, color="tab:orange", label="deformed centreline")
     ax3.quiver(0, 0, 0, *(3 * axis), color="k", lw=1, label="end moment M (direction)")

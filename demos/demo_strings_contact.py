@@ -39,6 +39,7 @@ from mpi4py import MPI
 import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.strings import StringsConfig, run_strings
 from fe_rodcontact.strings.analysis import measure_divergence, spectral_measures
 
@@ -50,7 +51,7 @@ parser.add_argument("--dt", type=float, default=0.02)
 parser.add_argument("--t-end", type=float, default=400.0)
 parser.add_argument("--output-interval", type=float, default=0.1)
 parser.add_argument("--out-dir", type=Path, default=Path("results/strings_contact"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 if comm.rank == 0:
     args.out_dir.mkdir(parents=True, exist_ok=True)

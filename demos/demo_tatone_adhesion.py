@@ -35,6 +35,7 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.bodies import AffineBody, Box, MooneyRivlin, PlaneContact, RigidBody, advance
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import AdhesiveLaw, Plane
 
 parser = argparse.ArgumentParser(description="A stiff and a soft box on an adhesive wall.")
@@ -47,7 +48,7 @@ parser.add_argument("--dt", type=float, default=5e-4, help="time step (s)")
 parser.add_argument("--c10", type=float, default=1e3, help="soft box's c₁₀ (Pa)")
 parser.add_argument("--viscosity", type=float, default=2.0, help="soft box's μ (Pa s)")
 parser.add_argument("--out-dir", type=Path, default=Path("results/tatone_adhesion"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 

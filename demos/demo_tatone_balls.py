@@ -52,6 +52,7 @@ from fe_rodcontact.bodies import (
     Sphere,
     advance,
 )
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import CoulombFrictionLaw, DampingLaw, Plane, RepulsiveLaw
 
 parser = argparse.ArgumentParser(description="A stiff and a soft ball on a slope (Tatone).")
@@ -65,7 +66,7 @@ parser.add_argument("--damping", type=float, default=3e-18, help="β_d (N s m^(�
 parser.add_argument("--c10", type=float, default=2e4, help="soft ball's c₁₀ (Pa)")
 parser.add_argument("--viscosity", type=float, default=50.0, help="soft ball's μ (Pa s)")
 parser.add_argument("--out-dir", type=Path, default=Path("results/tatone_balls"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 

@@ -34,6 +34,7 @@ import numpy as np
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.bodies import PlaneContact, RigidBody, RoundedCube, advance
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import CoulombFrictionLaw, DampingLaw, Plane, RepulsiveLaw
 
 parser = argparse.ArgumentParser(description="Throwing a die (Tatone).")
@@ -47,7 +48,7 @@ parser.add_argument(
 )
 parser.add_argument("--mu", type=float, default=0.4, help="Coulomb friction coefficient")
 parser.add_argument("--out-dir", type=Path, default=Path("results/tatone_dice"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 

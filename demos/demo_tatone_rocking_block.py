@@ -46,6 +46,7 @@ from scipy.optimize import brentq
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.bodies import Box, PlaneContact, RigidBody, advance
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import CoulombFrictionLaw, DampingLaw, Plane, RepulsiveLaw
 
 parser = argparse.ArgumentParser(description="A rocking block (Tatone) against Housner's model.")
@@ -56,7 +57,7 @@ parser.add_argument("--tilt", type=float, default=0.6, help="initial tilt θ₀/
 parser.add_argument("--damping", type=float, default=1e-22, help="β_d (N s m^5)")
 parser.add_argument("--mu", type=float, default=0.8, help="Coulomb friction coefficient")
 parser.add_argument("--out-dir", type=Path, default=Path("results/tatone_rocking_block"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 g = 9.81
 # -

@@ -38,6 +38,7 @@ from scipy.optimize import brentq
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver first)
 from fe_rodcontact.bodies import PlaneContact, RigidBody, Top, advance
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import Plane, RepulsiveLaw
 
 parser = argparse.ArgumentParser(description="A spinning top on a plane (Tatone).")
@@ -49,7 +50,7 @@ parser.add_argument("--t-end", type=float, default=0.3, help="end time (s)")
 parser.add_argument("--dt", type=float, default=5e-4, help="time step (s)")
 parser.add_argument("--order", type=int, default=12, help="Gauss points along the boundary")
 parser.add_argument("--out-dir", type=Path, default=Path("results/tatone_top"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 g = 9.81
 # -

@@ -7,7 +7,7 @@ from mpi4py import MPI
 
 import matplotlib.figure
 import pytest
-from figure_checks import figure_problems
+from figure_checks import figure_problems, legend_problems, tick_label_problems
 
 import fe_rodcontact  # noqa: F401  (imports dolfinx_solver before petsc4py)
 
@@ -41,7 +41,8 @@ def _collective_cleanup():
 
 @pytest.fixture(autouse=True)
 def _demo_figures_read_alone(request, monkeypatch):
-    """Every figure a demo saves has a title and labelled axes (tests/figure_checks.py)."""
+    """Every figure a demo saves has a title, labelled axes, legends off the data and tick
+    labels apart (tests/figure_checks.py)."""
     if not request.node.path.name.startswith("test_demo_"):  # the demos run small there
         yield
         return
@@ -54,7 +55,12 @@ def _demo_figures_read_alone(request, monkeypatch):
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", record)
     yield
-    problems = [p for figure, name in saved for p in figure_problems(figure, name)]
+    problems = [
+        p
+        for figure, name in saved
+        for check in (figure_problems, legend_problems, tick_label_problems)
+        for p in check(figure, name)
+    ]
     assert not problems, "figures that do not read alone: " + "; ".join(problems)
 
 

@@ -50,6 +50,11 @@ def test_rod_on_slope_case_runs(comm, shared_tmp):
         ((('type = "plane"', 'type = "sphere"'),), "contact.obstacles[0]: type 'sphere' unknown"),
         ((("margin = 0.005", "margin = -1.0"),), "margin must be positive"),
         ((("start = [-0.00930, 0.0, 0.01994]", "start = [-0.00930, 0.0, 0.0]"),), "gap"),
+        ((("friction_coefficient = 0.3,", 'friction_coefficient = "high",'),), "friction"),
+        (
+            (("friction = {", 'friction = "rough"\n# {'),),
+            "contact.friction must be a number, got 'rough'",
+        ),
     ],
 )
 def test_bad_contact_tables(comm, shared_tmp, capsys, replace, message):
@@ -90,3 +95,63 @@ def test_rod_rolls_down_slope_case(comm, shared_tmp):
     assert force @ normal == pytest.approx(weight * normal[2], rel=1e-9)
     assert along == pytest.approx(weight * sine / 3, rel=1e-9)
     assert np.max(rows["slip"]) < 1e-12
+
+
+def test_friction_shorthand_is_the_table_with_the_default_speed(comm, shared_tmp):
+    """``friction = 0.3`` and ``{ friction_coefficient = 0.3 }`` are Coulomb friction with
+    ε_v = REGULARIZATION_VELOCITY (1e-3 m/s): the same run, bit for bit, as the full table."""
+    from fe_rodcontact.cli.contact_case import REGULARIZATION_VELOCITY
+
+    assert REGULARIZATION_VELOCITY == 1e-3  # the case file's own value, which it replaces
+    table = "friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }"
+    series = []
+    for k, friction in enumerate(
+        (table, "friction = 0.3", "friction = { friction_coefficient = 0.3 }")
+    ):
+        case = shared_tmp / f"friction_{k}.toml"
+        if comm.rank == 0:
+            case.write_text(small_case([(table, friction)]))
+        comm.barrier()
+        out = shared_tmp / f"friction_{k}"
+        assert main(["dynamics", str(case), "--out", str(out), "--no-progress"]) == 0
+        series.append(np.load(out / "series.npz"))
+    assert series[0]["dissipated_energy"][-1] > 0  # the friction acts
+    for other in series[1:]:
+        for key in ("kinetic_energy", "dissipated_energy", "min_gap"):
+            assert np.array_equal(other[key], series[0][key]), key
+
+
+def test_pull_off_case(comm, shared_tmp):
+    """``demos/cases/pull_off.toml`` small (4 elements, Δt = 0.1 s, to 3 s): the rod follows
+    the adhesive law's stable branch while the pull grows and leaves past the pull-off force.
+
+    At t = 2.4 s the pull is 0.225 N/m (0.9 of β/4): the quasi-static gap solves
+    β((g/g₀)^(−3) − (g/g₀)^(−6)) = pull on the branch below the pull-off gap, u = (g/g₀)^(−3) =
+    (1 + sqrt(1 − 4 pull/β))/2 (AdhesiveLaw with the slides' exponents). Tolerance 1 % of g:
+    the ramp is slow against the contact's oscillation but not quasi-static (measured 0.11 %).
+    By t = 3 s (pull 1.125 β/4) the rod has passed the pull-off gap g₀ 2^(1/3) and left.
+    """
+    from fe_rodcontact.contact import AdhesiveLaw
+
+    text = (REPO / "demos" / "cases" / "pull_off.toml").read_text()
+    for old, new in (("t_end = 4.0", "t_end = 3.0"), ("elements = 32", "elements = 4")):
+        assert old in text
+        text = text.replace(old, new)
+    text = text.replace("dt = 0.01", "dt = 0.1")
+    case = shared_tmp / "pull_off.toml"
+    if comm.rank == 0:
+        case.write_text(text)
+    comm.barrier()
+    out = shared_tmp / "pull_off"
+    assert main(["dynamics", str(case), "--out", str(out), "--quiet"]) == 0
+    data = np.load(out / "series.npz")
+    law = AdhesiveLaw(coefficient=1.0, gap_scale=0.002)
+    t, gap = data["t"], data["min_gap"]
+    k = int(np.argmin(np.abs(t - 2.4)))
+    pull = 0.09375 * t[k]
+    static = law.gap_scale * ((1 + np.sqrt(1 - 4 * pull)) / 2) ** (-1 / 3)
+    assert -law.force(static) == pytest.approx(pull, rel=1e-12)
+    assert gap[k] == pytest.approx(static, rel=1e-2)
+    assert gap[k] < law.pull_off_gap() < gap[-1]
+    balance = data["total_energy"]
+    assert np.abs(balance - balance[0]).max() <= 1e-8 * data["external_work"].max()

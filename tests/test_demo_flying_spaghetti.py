@@ -23,4 +23,4 @@ def test_demo_flying_spaghetti(comm, shared_tmp, monkeypatch, capsys):
     assert np.abs(data["total_energy"]).max() <= 1e-9 * data["kinetic_energy"].max()
     if comm.rank == 0:
         assert "energy after load" in capsys.readouterr().out
-        assert plot.exists()
+        assert plot.exists() and (shared_tmp / "spaghetti_motion.png").exists()

@@ -35,6 +35,14 @@ def test_demo_rod_on_plane(comm, shared_tmp, monkeypatch, capsys, scene, extra):
     comm.barrier()
     data = np.load(out / f"{scene}.npz")
     check_balance(data)
+    if scene == "pull-off":
+        # The rod translates as a whole: per unit length ρA g̈ = pull + F(g), so the contact
+        # force measured from the motion, ρA g̈ − pull, is the adhesive law's F(g) at the
+        # measured gap while the rod is held (AdhesiveLaw.force, Tatone's closed form).
+        # Tolerance 5e-3 of the pull-off force: g̈ by central differences, O(Δt²) (measured
+        # 2.4e-3 at Δt = 0.01, 6.1e-4 at 0.005); the pull alone misses it by 11 % (inertia).
+        assert data["held"].sum() > 20
+        assert float(data["curve_error"]) <= 5e-3
     if comm.rank == 0:
         printed = capsys.readouterr().out
         assert "energy balance" in printed

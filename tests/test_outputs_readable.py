@@ -3,9 +3,9 @@
 Two short runs of the command (in this process, on every rank): the rod-on-slope case
 (potential contact with damping and friction, 4 elements, 8 steps of 2⁻¹⁰ s, fields every 2
 steps) and the rolling case of ``test_bad_inputs`` (2 steps). ``contacts.vtkhdf`` is read with
-h5py, ``rods.bp`` through its stored frames (``checkpoint/frames``, numpy) and the ADIOS2
-metadata's VTX schema (the Python bindings of ADIOS2 are not a dependency), the tables with
-numpy, csv and json.
+h5py, ``rods.bp`` through its stored frames (``checkpoint/frames``, numpy), the ADIOS2
+metadata's VTX schema and ADIOS2's own Python reader (``adios2``, the test extra; the test
+skips where it is not installed), the tables with numpy, csv and json.
 """
 
 import csv
@@ -123,3 +123,40 @@ def test_rod_fields_from_the_start_at_exact_times(runs):
             directors = frame["rotation"].reshape(-1, 3, 3)
             assert np.allclose(directors[:, :, 2], frame["d3"].reshape(-1, 3), atol=0)
             assert np.all(frame["rod"] == 0)
+
+
+def test_rod_fields_read_with_adios2(runs):
+    """``rods.bp`` read with ADIOS2's own Python reader (the ``adios2`` test extra): a frame at
+    t = 0 and then every 2 steps at exactly n·dt, the rod at rest at t = 0 with its reference
+    frames (d3 along the rod), orthonormal right-handed directors that are the rotation's
+    columns at every frame (to 1e-12), an angular velocity that the landing sets going, and
+    the rod index. Serially one block per frame, on 2 ranks one per rank."""
+    adios2 = pytest.importorskip("adios2")
+    out = runs["slope"]
+    start, end = np.array([-0.00930, 0.0, 0.01994]), np.array([0.44386, 0.0, 0.23125])
+    along = (end - start) / np.linalg.norm(end - start)
+    times, spins = [], []
+    with adios2.Stream(str(out / "rods.bp"), "r") as stream:
+        for _ in stream.steps():
+            blocks = len(stream.engine.blocks_info("d1", stream.current_step()))
+            assert blocks == MPI.COMM_WORLD.size
+
+            def field(name, width, stream=stream, blocks=blocks):
+                parts = [stream.read(name, block_id=b) for b in range(blocks)]
+                return np.vstack([np.reshape(p, (-1, width)) for p in parts])
+
+            times.append(float(stream.read("step")))
+            d = np.stack([field(f"d{i}", 3) for i in (1, 2, 3)], axis=2)  # columns d1 d2 d3
+            rotation = field("rotation", 9).reshape(-1, 3, 3)
+            assert np.abs(rotation - d).max() <= 1e-12
+            gram = np.einsum("nji,njk->nik", d, d)
+            assert np.abs(gram - np.eye(3)).max() <= 1e-12
+            assert np.all(np.abs(np.linalg.det(d) - 1) <= 1e-12)
+            assert np.all(field("rod", 1) == 0)
+            spins.append(np.abs(field("angular_velocity", 3)).max())
+            if len(times) == 1:
+                for name in ("displacement", "velocity", "angular_velocity"):
+                    assert np.all(field(name, 3) == 0), name
+                assert np.abs(d[:, :, 2] - along).max() <= 1e-5  # the case's 5 digits
+    assert times == [2 * k * DT for k in range(STEPS // 2 + 1)]  # exactly n·dt, from t = 0
+    assert spins[0] == 0 and min(spins[1:]) > 0

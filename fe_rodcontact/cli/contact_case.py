@@ -12,6 +12,7 @@
     law = { name = "repulsive", coefficient = 1e-12, exponent = 8 }   # fe_rodcontact.contact.LAWS
     damping = { coefficient = 1e-11, exponent = 8 }                    # optional
     friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
+    # friction = 0.3 is short for { friction_coefficient = 0.3 } with the default ε_v = 1e-3
     rod_law = { name = "penalty", penalty = 1e4 }   # optional: forces between rods (point law)
     rod_damping = { coefficient = 1e-12 }           # optional, with rod_law
     rod_friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
@@ -72,9 +73,14 @@ from fe_rodcontact.errors import InputError
 from fe_rodcontact.io.contact_series import ContactSeriesWriter
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["ContactSpec", "ObstacleSpec", "build_contact"]
+__all__ = ["REGULARIZATION_VELOCITY", "ContactSpec", "ObstacleSpec", "build_contact"]
 
 MODELS = ("potential", "rolling")
+
+REGULARIZATION_VELOCITY = 1e-3
+"""[m/s] The friction's regularisation speed ε_v when a case does not give it: below it the
+regularised Coulomb law is viscous, above it within ε_v²/(2|v_τ|²) of μ F_n. It suits slip
+speeds of cm/s and more; give ``regularization_velocity`` for slower slips."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,13 +155,16 @@ class ContactSpec:
             (see the contact laws below; potential model).
         damping: Damping law between rods and obstacles, ``{ coefficient = ...,
             exponent = ... }`` (optional; potential model).
-        friction: Friction between rods and obstacles, ``{ friction_coefficient = ...,
-            regularization_velocity = ... }`` (optional; potential model).
+        friction: Regularised Coulomb friction between rods and obstacles,
+            ``{ friction_coefficient = ..., regularization_velocity = ... }``, or the friction
+            coefficient alone (``friction = 0.8``); the regularisation speed ε_v defaults to
+            1e-3 m/s (optional; potential model).
         obstacles: Rigid planes and cylinders, one ``[[contact.obstacles]]`` table each.
         rod_law: Conservative law between rods and of a rod with itself, a force per contact
             point (optional; without it rod contacts are only reported; potential model).
         rod_damping: Damping law between rods, with rod_law (optional; potential model).
-        rod_friction: Friction between rods, with rod_law (optional; potential model).
+        rod_friction: Friction between rods, with rod_law, as ``friction`` (optional;
+            potential model).
         centreline: The centreline the search uses: smooth (cubic B-spline through the nodes;
             the default for P1) or basis (the finite-element interpolation; the default for P2).
         unilateral: Release rolling contacts whose normal force turns tensile (rolling model).
@@ -176,11 +185,11 @@ class ContactSpec:
     output_every: int = 1
     law: dict[str, Any] = dataclasses.field(default_factory=dict)
     damping: dict[str, Any] | None = None
-    friction: dict[str, Any] | None = None
+    friction: dict[str, Any] | float | None = None
     obstacles: list[ObstacleSpec] = dataclasses.field(default_factory=list)
     rod_law: dict[str, Any] | None = None
     rod_damping: dict[str, Any] | None = None
-    rod_friction: dict[str, Any] | None = None
+    rod_friction: dict[str, Any] | float | None = None
     centreline: str | None = None
     unilateral: bool = False
     friction_coefficient: float | None = None
@@ -200,7 +209,7 @@ class ContactSpec:
             "touch_tolerance",
         )
         if self.model == "rolling":
-            given = [k for k in laws if getattr(self, k)]
+            given = [k for k in laws if getattr(self, k) is not None and getattr(self, k) != {}]
             if given:
                 raise InputError(
                     f"contact.{given[0]} is a contact law, which model = 'rolling' does not use "
@@ -220,7 +229,9 @@ class ContactSpec:
         for i, pair in enumerate(self.pairs if isinstance(self.pairs, list) else ()):
             if len(pair) != 2:
                 raise InputError(f'pairs[{i}] must name two rods, e.g. ["a", "b"], got {pair!r}.')
-        for_obstacles = [k for k in ("law", "damping", "friction") if getattr(self, k)]
+        for_obstacles = [
+            k for k in ("law", "damping", "friction") if getattr(self, k) not in (None, {})
+        ]
         if self.model == "potential" and for_obstacles and not self.obstacles:
             raise InputError(
                 f"contact.{for_obstacles[0]} acts between the rods and obstacles, but there is "
@@ -251,11 +262,21 @@ def _law(table: dict[str, Any], where: str, dissipative: str) -> NormalLaw:
 
 
 def _dissipative[Law: (DampingLaw, CoulombFrictionLaw)](
-    table: dict[str, Any] | None, cls: type[Law], where: str
+    table: dict[str, Any] | float | None, cls: type[Law], where: str
 ) -> Law | None:
-    """The damping or friction law of table ``where`` (its keys are the law's parameters)."""
+    """The damping or friction law of table ``where`` (its keys are the law's parameters).
+
+    Friction may be given as its coefficient alone, and its ``regularization_velocity`` may be
+    left out: it is then :data:`REGULARIZATION_VELOCITY`.
+    """
     if table is None:
         return None
+    if cls is CoulombFrictionLaw:
+        if not isinstance(table, dict):
+            table = {"friction_coefficient": table}
+        table = {"regularization_velocity": REGULARIZATION_VELOCITY, **table}
+    elif not isinstance(table, dict):
+        raise InputError(f"{where} must be a table of the law's parameters, got {table!r}.")
     known = [f.name for f in dataclasses.fields(cls)]
     unknown = [key for key in table if key not in known]
     required = [

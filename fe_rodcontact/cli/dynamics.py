@@ -25,6 +25,7 @@ from fe_rodcontact.cli.case import load_case
 from fe_rodcontact.cli.contact_case import build_contact
 from fe_rodcontact.cli.dynamics_case import DynamicsCase
 from fe_rodcontact.cli.feedback import add_feedback_flags, say_done
+from fe_rodcontact.cli.initial_fields import RodLocator
 from fe_rodcontact.cli.output import Output, check_outputs, prepare_folder
 from fe_rodcontact.cli.statics import build_rods, check_references
 from fe_rodcontact.contact import ContactScene, RollingContact
@@ -98,12 +99,14 @@ def run_case(
         for name in STALE:
             (folder / name).unlink(missing_ok=True)
     comm.barrier()
+    names = rod.rods.names
+    locate = RodLocator.of(rod) if case.initial.rods else None  # collective
     if case.initial.deformed:  # before the problem: supports and integrator start from it
-        displacement = case.initial.field("displacement")
+        displacement = case.initial.field("displacement", names, locate)
         deform_rods(
             rod,
             displacement if displacement is not None else lambda x: np.zeros_like(x),
-            case.initial.field("rotation"),
+            case.initial.field("rotation", names, locate),
         )
     contact = None
     if case.contact is not None:
@@ -121,7 +124,8 @@ def run_case(
         damping=case.time.damping,
     )
     problem.set_initial_velocity(
-        case.initial.field("velocity"), case.initial.field("angular_velocity")
+        case.initial.field("velocity", names, locate),
+        case.initial.field("angular_velocity", names, locate),
     )
     if restart:
         problem.read_checkpoint(checkpoint)

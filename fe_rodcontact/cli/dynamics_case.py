@@ -7,6 +7,7 @@ A dynamics case (see ``demos/cases/flying_spaghetti.toml``) has the statics tabl
     [initial]      velocity = ["vx(x, y, z)", "vy", "vz"], angular_velocity = [...],
                    displacement = ["ux(x, y, z)", ...], rotation = ["ψx(x, y, z)", ...]
                    (a deformed start over the stress-free mesh: x + u, exp(ψ) Λ₀)
+    [[initial.rods]] rod = "name", and any of the four fields above for that rod alone
     [time]         t_end, dt, adaptive, min_dt, grow, easy_iterations,
                    integrator (energy-momentum | generalized-alpha), spectral_radius,
                    mass (consistent | lumped), damping (Kelvin–Voigt retardation time,
@@ -20,7 +21,7 @@ Unknown keys are errors that name the key; expressions are parsed by
 """
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy.typing as npt
 
 from fe_rodcontact.cli.case import LoadSpec, MeshSpec, RodSpec, SectionSpec, SupportSpec
 from fe_rodcontact.cli.contact_case import ContactSpec
+from fe_rodcontact.cli.initial_fields import Field, combine
 from fe_rodcontact.cli.output import output_name
 from fe_rodcontact.errors import InputError
 from fe_rodcontact.expressions import parse_expression
@@ -39,6 +41,7 @@ __all__ = [
     "DynamicsCase",
     "DynamicsOutputSpec",
     "InitialSpec",
+    "RodInitialSpec",
     "TimeSpec",
 ]
 
@@ -73,6 +76,46 @@ class DynamicLoadSpec(LoadSpec):
         return TimedLoad(load, history)
 
 
+def _parse_field(texts: list[str] | None, where: str) -> Field | None:
+    """The callable of x (3, n) of three expressions in x, y, z (``None`` when not given)."""
+    if texts is None:
+        return None
+    if len(texts) != 3:
+        raise InputError(f"{where} needs three expressions, got {len(texts)}.")
+    parts = []
+    for i, text in enumerate(texts):
+        try:
+            parts.append(parse_expression(text, variables=("x", "y", "z")))
+        except InputError as error:
+            raise InputError(f"{where}[{i}]: {error}") from None
+    return lambda x: np.vstack([p(x[0], x[1], x[2]) for p in parts])
+
+
+FIELDS = ("velocity", "angular_velocity", "displacement", "rotation")
+
+
+@dataclasses.dataclass(frozen=True)
+class RodInitialSpec:
+    """The initial fields of one rod (``[[initial.rods]]``): they replace ``[initial]``'s there.
+
+    Each point where a field is evaluated belongs to the rod whose reference centreline is
+    nearest (:class:`~fe_rodcontact.cli.initial_fields.RodLocator`).
+
+    Attributes:
+        rod: The rod, by name.
+        velocity: [m/s] The rod's initial velocity: three expressions in ``x, y, z``.
+        angular_velocity: [rad/s] The rod's initial spatial angular velocity.
+        displacement: [m] The rod's initial displacement from its stress-free mesh.
+        rotation: [rad] The rod's initial spatial rotation vector, each shorter than π.
+    """
+
+    rod: str
+    velocity: list[str] | None = None
+    angular_velocity: list[str] | None = None
+    displacement: list[str] | None = None
+    rotation: list[str] | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class InitialSpec:
     """The initial state, each a field of three expressions in the reference x, y, z.
@@ -90,34 +133,65 @@ class InitialSpec:
             ``x, y, z`` (default: none); supports hold the ends where they start.
         rotation: [rad] Initial spatial rotation vector of the sections from their reference
             frames, each shorter than π: three expressions in ``x, y, z`` (default: none).
+        rods: Fields of single rods, one ``[[initial.rods]]`` table each (``rod = "name"``
+            and any of the four fields): on that rod they replace the fields above (a field
+            the rod does not give is the one above there, or none).
     """
 
     velocity: list[str] | None = None
     angular_velocity: list[str] | None = None
     displacement: list[str] | None = None
     rotation: list[str] | None = None
+    rods: list[RodInitialSpec] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        names = [entry.rod for entry in self.rods]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(
+                f"initial.rods: rod {twice[0]!r} has two tables; give its fields in one."
+            )
+        for i, entry in enumerate(self.rods):  # the expressions fail here, before any work
+            for name in FIELDS:
+                _parse_field(getattr(entry, name), f"initial.rods[{i}].{name}")
+        for name in FIELDS:
+            _parse_field(getattr(self, name), f"initial.{name}")
 
     @property
     def deformed(self) -> bool:
         """Whether the rods start deformed (a displacement or a rotation is given)."""
-        return self.displacement is not None or self.rotation is not None
+        given = [self.displacement, self.rotation]
+        given += [f for entry in self.rods for f in (entry.displacement, entry.rotation)]
+        return any(f is not None for f in given)
 
     def field(
-        self, name: str
-    ) -> Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None:
-        """The callable of x (3, n) for one of the fields (``None`` when not given)."""
-        texts = getattr(self, name)
-        if texts is None:
-            return None
-        if len(texts) != 3:
-            raise InputError(f"initial.{name} needs three expressions, got {len(texts)}.")
-        parts = []
-        for i, text in enumerate(texts):
-            try:
-                parts.append(parse_expression(text, variables=("x", "y", "z")))
-            except InputError as error:
-                raise InputError(f"initial.{name}[{i}]: {error}") from None
-        return lambda x: np.vstack([p(x[0], x[1], x[2]) for p in parts])
+        self,
+        name: str,
+        rod_names: Sequence[str] = (),
+        locate: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.int32]] | None = None,
+    ) -> Field | None:
+        """The callable of x (3, n) for one of the fields (``None`` when not given).
+
+        Args:
+            name: velocity, angular_velocity, displacement or rotation.
+            rod_names: The rods' names, in order (to find the rods of ``[[initial.rods]]``).
+            locate: The rod index of each point (needed with ``[[initial.rods]]``).
+        """
+        default = _parse_field(getattr(self, name), f"initial.{name}")
+        own = {}
+        for i, entry in enumerate(self.rods):
+            field = _parse_field(getattr(entry, name), f"initial.rods[{i}].{name}")
+            if field is None:
+                continue
+            if entry.rod not in rod_names:
+                raise InputError(
+                    f"initial.rods[{i}].rod: no rod named {entry.rod!r}; the rods are "
+                    f"{list(rod_names)}."
+                )
+            own[list(rod_names).index(entry.rod)] = field
+        if own and locate is None:
+            raise ValueError("InitialSpec.field: per-rod fields need locate")
+        return combine(default, own, locate) if own and locate is not None else default
 
 
 @dataclasses.dataclass(frozen=True)
