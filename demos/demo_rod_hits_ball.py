@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fe_rodcontact.bodies import RigidBody, Sphere
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact import ContactScene, RepulsiveLaw
 from fe_rodcontact.coupling import BallSurface, RigidBodyObstacle, RodBodyPotential
 from fe_rodcontact.rods.curves import straight
@@ -44,7 +45,7 @@ parser.add_argument("--t-end", type=float, default=0.1, help="end time (s)")
 parser.add_argument("--dt", type=float, default=5e-4, help="time step (s)")
 parser.add_argument("--speed", type=float, default=1.0, help="the ball's speed (m/s)")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rod_hits_ball"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 # -
 

@@ -41,6 +41,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.optimize import brentq
 
+from fe_rodcontact.cli.notebook import parse_demo_arguments
 from fe_rodcontact.contact.laws.normal import LinearPenaltyLaw
 from fe_rodcontact.io.rods import RodVTXWriter
 from fe_rodcontact.rods.curves import straight
@@ -62,7 +63,7 @@ parser.add_argument("--depth", type=float, default=0.2, help="final indentation 
 parser.add_argument("--steps", type=int, default=4, help="load steps to the final depth")
 parser.add_argument("--penalty", type=float, default=1e3, help="penalty (MPa/mm)")
 parser.add_argument("--out-dir", type=Path, default=Path("results/rod_on_soft_block"))
-args = parser.parse_args()
+args = parse_demo_arguments(parser)
 comm = MPI.COMM_WORLD
 out = args.out_dir
 if comm.rank == 0:
