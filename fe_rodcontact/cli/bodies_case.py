@@ -39,7 +39,7 @@ from fe_rodcontact.bodies import (
     SurfaceContact,
     Top,
 )
-from fe_rodcontact.cli.contact_case import _dissipative, _law
+from fe_rodcontact.cli.contact_case import dissipative_law_from_table, law_from_table
 from fe_rodcontact.cli.output import output_name
 from fe_rodcontact.contact import CoulombFrictionLaw, DampingLaw, DissipativeLaw, Plane
 from fe_rodcontact.errors import InputError
@@ -335,12 +335,12 @@ class BodiesContactSpec:
     def build(self) -> list[SurfaceContact]:
         """The contacts every body gets."""
         law = (
-            _law(self.law, "contact.law", "contact.damping and contact.friction")
+            law_from_table(self.law, "contact.law", "contact.damping and contact.friction")
             if self.law
             else None
         )
-        damping = _dissipative(self.damping, DampingLaw, "contact.damping")
-        friction = _dissipative(self.friction, CoulombFrictionLaw, "contact.friction")
+        damping = dissipative_law_from_table(self.damping, DampingLaw, "contact.damping")
+        friction = dissipative_law_from_table(self.friction, CoulombFrictionLaw, "contact.friction")
         laws: list[DissipativeLaw] = [x for x in (damping, friction) if x is not None]
         return [
             surface.build(f"contact.obstacles[{i}]", law, laws, self.contact_range)

@@ -73,7 +73,14 @@ from fe_rodcontact.errors import InputError
 from fe_rodcontact.io.contact_series import ContactSeriesWriter
 from fe_rodcontact.rods.rod import CosseratRod
 
-__all__ = ["REGULARIZATION_VELOCITY", "ContactSpec", "ObstacleSpec", "build_contact"]
+__all__ = [
+    "REGULARIZATION_VELOCITY",
+    "ContactSpec",
+    "ObstacleSpec",
+    "build_contact",
+    "dissipative_law_from_table",
+    "law_from_table",
+]
 
 MODELS = ("potential", "rolling")
 
@@ -240,7 +247,7 @@ class ContactSpec:
             )
 
 
-def _law(table: dict[str, Any], where: str, dissipative: str) -> NormalLaw:
+def law_from_table(table: dict[str, Any], where: str, dissipative: str) -> NormalLaw:
     """The conservative law of table ``where``; ``dissipative`` names the keys of the others."""
     params = dict(table)
     name = params.pop("name", None)
@@ -261,7 +268,7 @@ def _law(table: dict[str, Any], where: str, dissipative: str) -> NormalLaw:
     return law
 
 
-def _dissipative[Law: (DampingLaw, CoulombFrictionLaw)](
+def dissipative_law_from_table[Law: (DampingLaw, CoulombFrictionLaw)](
     table: dict[str, Any] | float | None, cls: type[Law], where: str
 ) -> Law | None:
     """The damping or friction law of table ``where`` (its keys are the law's parameters).
@@ -362,17 +369,21 @@ def _models(
     if obstacles:
         if not spec.law:
             raise InputError("contact.law is missing: give the law between rods and obstacles.")
-        law = _law(spec.law, "contact.law", "contact.damping and contact.friction")
-        damping = _dissipative(spec.damping, DampingLaw, "contact.damping")
-        friction = _dissipative(spec.friction, CoulombFrictionLaw, "contact.friction")
+        law = law_from_table(spec.law, "contact.law", "contact.damping and contact.friction")
+        damping = dissipative_law_from_table(spec.damping, DampingLaw, "contact.damping")
+        friction = dissipative_law_from_table(spec.friction, CoulombFrictionLaw, "contact.friction")
         on_obstacles = ObstaclePotential(law, damping=damping, friction=friction)
         laws.update(law=law, damping=damping)
     if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
         raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
     if spec.rod_law is not None:
-        law = _law(spec.rod_law, "contact.rod_law", "contact.rod_damping and contact.rod_friction")
-        damping = _dissipative(spec.rod_damping, DampingLaw, "contact.rod_damping")
-        friction = _dissipative(spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction")
+        law = law_from_table(
+            spec.rod_law, "contact.rod_law", "contact.rod_damping and contact.rod_friction"
+        )
+        damping = dissipative_law_from_table(spec.rod_damping, DampingLaw, "contact.rod_damping")
+        friction = dissipative_law_from_table(
+            spec.rod_friction, CoulombFrictionLaw, "contact.rod_friction"
+        )
         between_rods = RodRodPotential(law, damping=damping, friction=friction)
         laws.update(rod_law=law, rod_damping=damping)
     problem = first_overflow(laws, margin, " (the search margin)")
