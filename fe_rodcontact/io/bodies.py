@@ -12,7 +12,6 @@ computed on every rank alike, so rank 0 writes.
 
 from collections.abc import Sequence
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from mpi4py import MPI
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from fe_rodcontact.bodies import Body
 from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.io.pvd import write_collection
 
 __all__ = ["BodyFrameWriter"]
 
@@ -74,15 +74,4 @@ class BodyFrameWriter:
         raise_collectively(self._comm, message)
 
     def _write_index(self) -> None:
-        lines = [
-            '<?xml version="1.0"?>',
-            '<VTKFile type="Collection" version="0.1">',
-            "  <Collection>",
-            *(
-                f'    <DataSet timestep="{t:.17g}" part="0" file={quoteattr(f)}/>'
-                for t, f in self._frames
-            ),
-            "  </Collection>",
-            "</VTKFile>",
-        ]
-        self.index_file.write_text("\n".join(lines) + "\n")
+        write_collection(self.index_file, self._frames)

@@ -16,7 +16,6 @@ later frames, so the index lists every frame once, as in a run without the inter
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from mpi4py import MPI
 
@@ -26,6 +25,7 @@ import numpy as np
 from fe_rodcontact.contact.geometry.tracking import ContactSet
 from fe_rodcontact.contact.output import ContactOutput
 from fe_rodcontact.errors import raise_collectively
+from fe_rodcontact.io.pvd import write_collection
 
 __all__ = ["ContactPointWriter"]
 
@@ -145,15 +145,4 @@ class ContactPointWriter(ContactOutput):
         raise_collectively(self._comm, message)
 
     def _write_index(self) -> None:
-        lines = [
-            '<?xml version="1.0"?>',
-            '<VTKFile type="Collection" version="0.1">',
-            "  <Collection>",
-            *(
-                f'    <DataSet timestep="{t:.17g}" part="0" file={quoteattr(f)}/>'
-                for t, f in self._frames.values()
-            ),
-            "  </Collection>",
-            "</VTKFile>",
-        ]
-        self.index_file.write_text("\n".join(lines) + "\n")
+        write_collection(self.index_file, self._frames.values())
