@@ -103,6 +103,8 @@ class ObstacleSpec:
         radius: [m] The cylinder's radius (cylinder).
         inside: The rods are inside the cylinder (a pipe) instead of outside (cylinder;
             default false).
+        rate: [rad/s] The cylinder's turning rate about its axis, right-handed (cylinder;
+            default 0: at rest): a drum or a winch that carries rolling rods with it.
         name: The obstacle's name in outputs (default: ``contact.obstacles[i]``).
     """
 
@@ -113,6 +115,7 @@ class ObstacleSpec:
     axis: tuple[float, float, float] | None = None
     radius: float | None = None
     inside: bool | None = None
+    rate: float | None = None
     name: str | None = None
 
     def build(self, where: str) -> Obstacle:
@@ -138,11 +141,12 @@ class ObstacleSpec:
             return Plane(self.point, self.normal, velocity, name=name)
         if self.axis is None or self.radius is None:
             raise InputError("a cylinder needs axis = [ex, ey, ez] and radius.")
-        return Cylinder(self.point, self.axis, self.radius, bool(self.inside), name=name)
+        rate = 0.0 if self.rate is None else self.rate
+        return Cylinder(self.point, self.axis, self.radius, bool(self.inside), name=name, rate=rate)
 
 
 PLANE_ONLY = ("normal", "velocity")
-CYLINDER_ONLY = ("axis", "radius", "inside")
+CYLINDER_ONLY = ("axis", "radius", "inside", "rate")
 
 
 @dataclasses.dataclass(frozen=True)

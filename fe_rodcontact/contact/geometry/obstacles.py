@@ -1,4 +1,4 @@
-"""Rigid obstacles: planes (infinite or bounded, sloping, moving) and cylinders (in or out).
+"""Rigid obstacles: planes (bounded or not, sloping, moving) and cylinders (in or out, turning).
 
 An obstacle is described by the signed distance φ(x, t) of a point from its surface, positive
 on the side where the rods live, with its gradient (the unit normal n, pointing from the
@@ -9,7 +9,9 @@ segment with these (see :mod:`fe_rodcontact.contact.geometry.narrow`).
 
 Bounded planes are the plane clipped to a rectangle: a centreline point whose projection
 falls outside the rectangle is not in contact (edges are not modelled). Cylinders may be
-bounded along their axis the same way (the end caps are not modelled).
+bounded along their axis the same way (the end caps are not modelled), and may turn about their
+axis at a prescribed rate (a drum or a winch): the surface stays where it is, its material points
+move with ω e × (x − p), which no-slip contact carries the rods with.
 """
 
 from dataclasses import dataclass, field
@@ -192,6 +194,7 @@ class Cylinder(Obstacle):
         inside: True when the rods are inside the cylinder (a pipe).
         half_length: Optional bound |e·(x − point)| ≤ half_length along the axis.
         name: Label used in messages and output.
+        rate: Turning rate ω [rad/s] about ``axis`` (right-handed); 0: at rest.
     """
 
     point: npt.ArrayLike = (0.0, 0.0, 0.0)
@@ -200,6 +203,7 @@ class Cylinder(Obstacle):
     inside: bool = False
     half_length: float | None = None
     name: str = "cylinder"
+    rate: float = 0.0
 
     def __post_init__(self) -> None:
         where = _name("cylinder", self.name)
@@ -211,9 +215,10 @@ class Cylinder(Obstacle):
             fix = "omit it for an infinite cylinder"
             length = arguments.positive(f"{where}: half_length", self.half_length, fix)
             object.__setattr__(self, "half_length", length)
+        object.__setattr__(self, "rate", arguments.finite(f"{where}: rate", self.rate))
 
     def coincides(self, other: Obstacle) -> bool:
-        """The same cylinder: radius, side, axis line and bounds."""
+        """The same cylinder: radius, side, axis line and bounds (turning or not)."""
         if not isinstance(other, Cylinder) or (self.inside, self.half_length) != (
             other.inside,
             other.half_length,
@@ -256,3 +261,14 @@ class Cylinder(Obstacle):
             return np.ones(len(x), dtype=bool)
         e = np.asarray(self.axis)
         return np.abs((x - np.asarray(self.point)) @ e) <= self.half_length
+
+    def surface_velocity(self, x: FloatArray, t: float) -> FloatArray:
+        """ω e × (x − p): the velocity of the turning surface's material points at x."""
+        if self.rate == 0:
+            return np.zeros((len(x), 3))
+        return self.rate * np.cross(np.asarray(self.axis), x - np.asarray(self.point))
+
+    @property
+    def moves(self) -> bool:
+        """Whether the cylinder turns (its surface then does work through friction or no slip)."""
+        return self.rate != 0

@@ -134,7 +134,7 @@ class _ObstacleTerm:
         self.point = point
         velocity = obstacle.velocity if isinstance(obstacle, Plane) else np.zeros(3)
         self.velocity = np.asarray(velocity, dtype=float)
-        self.moves = obstacle.moves
+        self.moves = bool(np.any(self.velocity != 0))  # a turning cylinder stays where it is
         self.origin_n = dolfinx.fem.Constant(mesh, point.copy())
         self.origin_new = dolfinx.fem.Constant(mesh, point.copy())
 
@@ -228,6 +228,15 @@ class ObstaclePotential(ContactModel):
         origin = dolfinx.fem.Constant(mesh, np.zeros(3))
         for obstacle in obstacles:  # the UFL distance refuses what it cannot write
             _ufl_distance(obstacle, ufl.SpatialCoordinate(mesh), origin)
+        turning = [o.name for o in obstacles if isinstance(o, Cylinder) and o.rate != 0]
+        raise_collectively(
+            mesh.comm,
+            f"cylinder {turning[0]!r} turns: ObstaclePotential's friction is written for "
+            "obstacles that translate. Use RollingContact for no slip on a turning cylinder, "
+            "or leave friction out (the normal force does no work on it)."
+            if turning and self._friction is not None
+            else None,
+        )
         self._terms = [_ObstacleTerm(o, self) for o in obstacles]
         dg0 = dolfinx.fem.functionspace(mesh, basix.ufl.element("DG", mesh.basix_cell(), 0))
         self._radius = dolfinx.fem.Function(dg0, name="contact_radius")

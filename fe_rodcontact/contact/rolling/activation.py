@@ -78,6 +78,7 @@ class Activation:
         self._held_points = binding.held_points
         self._h = binding.element_lengths
         self._margin = binding.margin
+        self._obstacles = binding.obstacles
         self._placement = placement
         self._geometry = geometry
         self._touch = touch_tolerance
@@ -157,7 +158,9 @@ class Activation:
         """Contacts that touch at the start while approaching have their impact in the first step.
 
         Their material points approach each other, e.g. a floor that starts moving up under a
-        rod at rest.
+        rod at rest; or, on a moving obstacle, slip over each other, e.g. a rod at rest on a
+        drum that turns (the start's velocity projection leaves a moving obstacle's rows to the
+        first step). The impact's rows end the step with the material points together.
 
         Rolling rows on the step's increment would hold the mean velocity of the step: the end
         velocities would alternate about the obstacle's (0, 2V, 0, … for a rod at rest).
@@ -172,8 +175,11 @@ class Activation:
         assert points is not None
         if not len(rows):
             return
-        approach, scale = self._geometry.approach(points, velocities, now.t)
-        hitting = approach > APPROACH_TOLERANCE * scale
+        approach, slip, scale = self._geometry.approach(points, velocities, now.t)
+        on_moving = self._on_moving_obstacle(points.contacts)
+        hitting = (approach > APPROACH_TOLERANCE * scale) | (
+            on_moving & (slip > APPROACH_TOLERANCE * scale)
+        )
         first = np.flatnonzero(hitting)
         problem = (
             self.impact_problem(
@@ -188,6 +194,12 @@ class Activation:
         )
         raise_collectively(self._comm, problem, ContactError)
         now.impacting = {int(i) for i in points.ids[hitting]}
+
+    def _on_moving_obstacle(self, contacts: RawContacts) -> BoolArray:
+        """Which contacts are with an obstacle that moves."""
+        moving = np.array([o.moves for o in self._obstacles] + [False])
+        on_obstacle = contacts.kind == KIND_OBSTACLE
+        return on_obstacle & moving[np.where(on_obstacle, contacts.rod_b, -1)]
 
     def adopt(self, run: RunState, previous: ContactSet, found: RawContacts, ids: IntArray) -> None:
         """Keep rolling contacts whose identity the tracker lost.

@@ -127,14 +127,15 @@ class StepGeometry:
         points: ActiveContacts,
         velocities: tuple[dolfinx.fem.Function, dolfinx.fem.Function],
         t: float,
-    ) -> tuple[FloatArray, FloatArray]:
-        """How fast each contact's material points approach each other at t, and a speed scale.
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """How fast each contact's material points approach and slip at t, and a speed scale.
 
         The rows of the velocities at t (the nodal velocities and spatial angular velocities)
         in the committed configuration are the material points' relative velocity
         c = ṙ_a + ω_a × ρ_a − ṙ_b + ω_b × ρ_b (less V on an obstacle); the approach is −c·n, n
-        the direction in which the contact pushes rod a. The scale is the sum of the speeds in
-        the rows, Σ|wₖ||vₖ| + Σ_side |ω̄||ρ| + |V|, against which round-off is measured.
+        the direction in which the contact pushes rod a; the slip is |c − (c·n) n|. The scale is
+        the sum of the speeds in the rows, Σ|wₖ||vₖ| + Σ_side |ω̄||ρ| + |V|, against which
+        round-off is measured.
 
         Args:
             points: The contacts.
@@ -161,10 +162,13 @@ class StepGeometry:
             pair_geometry(pairs, contacts, self._radii, nodal[0]),
             obstacle_geometry(on_obstacles, contacts, self._radii, self._obstacles, nodal[1]),
         )
-        approach, scale = np.zeros(len(points.ids)), np.zeros(len(points.ids))
+        approach, slip, scale = (np.zeros(len(points.ids)) for _ in range(3))
         for geometry, rows in zip(geometries, nodal, strict=True):
             index = geometry.group.index
-            approach[index] = -np.einsum("nc,nc->n", geometry.constraint, geometry.push)
+            normal = np.einsum("nc,nc->n", geometry.constraint, geometry.push)
+            approach[index] = -normal
+            tangential = geometry.constraint - normal[:, None] * geometry.push
+            slip[index] = np.linalg.norm(tangential, axis=1)
             translation = np.linalg.norm(rows.translation, axis=2)
             spin = np.linalg.norm(geometry.taus, axis=2) * np.linalg.norm(geometry.levers, axis=2)
             scale[index] = (
@@ -172,7 +176,7 @@ class StepGeometry:
                 + spin.sum(axis=1)
                 + np.linalg.norm(geometry.surface_velocity, axis=1)
             )
-        return approach, scale
+        return approach, slip, scale
 
     def _end_rows(
         self,
