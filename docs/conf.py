@@ -2,7 +2,8 @@
 
 Sphinx with MyST: the pages stay Markdown (readable on GitHub and in an editor), the API
 reference comes from the docstrings (autodoc + napoleon, Google style), the case-file reference
-is generated from the case-file dataclasses at build time (``_ext/case_reference.py``) and the
+is generated from the case-file dataclasses at build time (``_ext/case_reference.py``), the demo
+gallery from ``demos/demo_*.py`` and the committed pictures (``_ext/gallery.py``) and the
 bibliography from ``references.bib`` (sphinxcontrib-bibtex). The build runs with ``-W -n``:
 a warning, a broken internal link or an unresolved cross-reference fails it.
 """
@@ -29,11 +30,13 @@ extensions = [
     "sphinxcontrib.bibtex",
     "case_reference",
     "docstrings",
+    "gallery",
 ]
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_generated"]
+# The generated pages included by others; the gallery's own pages (_generated/gallery/) stay.
+exclude_patterns = ["_build", "_generated/*.md"]
 templates_path: list[str] = []
 
 # MyST: anchors for headings down to ###, so that pages link to sections ([x](page.md#section)).
