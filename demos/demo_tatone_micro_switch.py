@@ -31,20 +31,22 @@
 # radius ρ (axial and shear compliances are ~1e-5 of it here): the stiffness is k = 1/c ≈ 3EI/L³.
 #
 # **Equilibrium.** With the clamp at height offset z (the leg's end would have the gap z if the
-# rod were straight), the end's gap is g = z − u with u = A(g)/k the deflection. It is stable
-# while k > −dA/dg = −F(g)... that is, while the cantilever is stiffer than the contact:
+# rod were straight), the end's gap is g = z − u with u = A(g)/k the deflection: z = g + A(g)/k.
+# The energy k(z − g)²/2 + ∫A dg has the second derivative k + A'(g) = k + F(g), so an
+# equilibrium is stable while the cantilever is stiffer than the contact, k > −F(g):
 #
 # - **snap-in** (going down): the branch of free equilibria ends where the line law's attraction
 #   −F(g) equals k on the outer side of its maximum (g > 2^(1/3) g₀): β(x^(−3) − x^(−6)) = k,
 #   at the clamp offset z_in = g_in + A(g_in)/k. It exists only for k < β/4 (the maximum of
 #   −F); the tip then jumps onto the plane, near A's zero (0.74 g₀);
-# - **pull-off** (going up): the attached branch ends at A's maximum: the force at the clamp
-#   reaches A_max = 0.3 β g₀ at z_off = g₀ + A_max/k, and the tip jumps off.
+# - **pull-off** (going up): the attached branch ends where −F(g) = k on the inner side,
+#   just beyond g₀ (g_off = 1.0087 g₀ here), at z_off = g_off + A(g_off)/k; the force at the
+#   clamp is then A(g_off), the maximum A_max = 0.3 β g₀ to within 1e-4, and the tip jumps off.
 #
 # Between z_in and z_off both states exist: the loop. The dynamics are run with Kelvin–Voigt
 # damping of retardation time η (`DynamicProblem(damping=η)`), which takes the energy of the
 # jumps; it stiffens the quasi-static response to k(u + η u̇), so while the tip is held the
-# clamp (speed v) reaches the pull-off force η v earlier: z_off = g₀ + A_max/k − η v.
+# clamp (speed v) reaches the pull-off force η v earlier: z_off = g_off + A(g_off)/k − η v.
 #
 # Run `python demos/demo_tatone_micro_switch.py --out-dir results/micro_switch`; also under
 # `mpiexec -n 2`.
@@ -89,9 +91,11 @@ comm = MPI.COMM_WORLD
 
 # ## The switch
 #
-# A steel-like rod scaled up (L = 1 m, radius 5 mm, E = 1 GPa: k ≈ 1.5 N/m); the adhesion's
-# length g₀ = 1 mm and β = 40 k, so that the snap-in exists (k < β/4) and the pull-off force
-# is 12 k g₀. The leg's end is graded down to elements of g₀/2, which resolve the law.
+# The slides show the switch in pictures only; the sizes here are ours, a model at the scale of
+# a laboratory rather than of a MEMS (L = 1 m, radius 5 mm, E = 1 GPa: k ≈ 1.5 N/m; no
+# gravity). The adhesion's length g₀ = 1 mm and β = 40 k, so that the snap-in exists
+# (k < β/4) and the pull-off force is 12 k g₀. The leg's end is graded down to elements of
+# g₀/2, which resolve the law.
 
 # +
 length, leg_top, corner = 1.0, 0.2, 0.05  # arm length, arm height, corner radius [m]
@@ -101,7 +105,6 @@ EI = section.EI1
 compliance = ((length**3 - corner**3) / 3 + corner**3 * (3 * np.pi / 4 - 2)) / EI
 stiffness = 1 / compliance  # k
 law = AdhesiveLaw(coefficient=40 * stiffness, gap_scale=gap_scale)
-beta = law.coefficient
 
 
 def attraction(g):
@@ -312,7 +315,7 @@ if comm.rank == 0:
         label=f"pull-off at {mm * pull_at:.2f} mm, {pull_force * 1e3:.2f} mN "
         f"(closed form {mm * pull_offset:.2f} mm, {pull_off_force * 1e3:.2f} mN)",
     )
-    ax.set_xlabel("clamp offset z above contact [mm]")
+    ax.set_xlabel("clamp offset z (the leg's gap were the rod straight) [mm]")
     ax.set_ylabel("force at the clamp P [N]")
     ax.set_title("micro-switch: force against clamp position")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
