@@ -51,6 +51,7 @@ RUNS: dict[str, list[list[str]]] = {
     "demo_tatone_adhesion": [["--t-end", "0.15", "--order", "2"]],
     "demo_tatone_balls": [["--points", "200", "--t-end", "0.3", "--dt", "2e-3"]],
     "demo_tatone_dice": [["--order", "3", "--t-end", "0.5", "--dt", "2e-3"]],
+    "demo_tatone_micro_switch": [[]],
     "demo_tatone_rocking_block": [["--order", "4", "--t-end", "1.0", "--dt", "4e-3"]],
     "demo_tatone_top": [["--order", "8", "--t-end", "0.1", "--dt", "1e-3"]],
 }
