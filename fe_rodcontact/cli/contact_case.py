@@ -16,6 +16,7 @@
     rod_law = { name = "penalty", penalty = 1e4 }   # optional: forces between rods (point law)
     rod_damping = { coefficient = 1e-12 }           # optional, with rod_law
     rod_friction = { friction_coefficient = 0.3, regularization_velocity = 1e-3 }  # optional
+    quadrature_degree = 10     # Gauss rule of the obstacle laws along the rods (2·degree + 2)
 
     [[contact.obstacles]]
     type = "plane"             # or "cylinder"
@@ -170,6 +171,11 @@ class ContactSpec:
             ``{ friction_coefficient = ..., regularization_velocity = ... }``, or the friction
             coefficient alone (``friction = 0.8``); the regularisation speed ε_v defaults to
             1e-3 m/s (optional; potential model).
+        quadrature_degree: Degree of the Gauss rule that integrates the law, damping and
+            friction between rods and obstacles along the rods, at least 1 (default: 2·degree
+            + 2, i.e. 4 for P1 and 6 for P2 elements, 3 and 4 points per element). Raise it
+            when the contact zone is a few elements long, e.g. a ring standing on a plane
+            (potential model, with obstacles).
         obstacles: Rigid planes and cylinders, one ``[[contact.obstacles]]`` table each.
         rod_law: Conservative law between rods and of a rod with itself, a force per contact
             point (optional; without it rod contacts are only reported; potential model).
@@ -201,6 +207,7 @@ class ContactSpec:
     rod_law: dict[str, Any] | None = None
     rod_damping: dict[str, Any] | None = None
     rod_friction: dict[str, Any] | float | None = None
+    quadrature_degree: int | None = None
     centreline: str | None = None
     unilateral: bool = False
     friction_coefficient: float | None = None
@@ -235,6 +242,7 @@ class ContactSpec:
                     f"contact.{given[0]} belongs to model = 'rolling'; remove it or set "
                     "model = 'rolling'."
                 )
+        self._check_quadrature()
         if isinstance(self.pairs, str) and self.pairs != "all":
             raise InputError(f"pairs must be 'all' or a list of rod pairs, got {self.pairs!r}.")
         for i, pair in enumerate(self.pairs if isinstance(self.pairs, list) else ()):
@@ -248,6 +256,26 @@ class ContactSpec:
                 f"contact.{for_obstacles[0]} acts between the rods and obstacles, but there is "
                 "no [[contact.obstacles]]; add one, or give forces between rods as rod_law "
                 "(rod_damping, rod_friction)."
+            )
+
+    def _check_quadrature(self) -> None:
+        """``quadrature_degree``: a positive integer, for the laws on obstacles only."""
+        if self.quadrature_degree is None:
+            return
+        if self.quadrature_degree < 1:
+            raise InputError(
+                f"contact.quadrature_degree = {self.quadrature_degree} is not a Gauss rule's "
+                "degree; give an integer of at least 1, or leave it out for 2·degree + 2."
+            )
+        if self.model == "rolling":
+            raise InputError(
+                "contact.quadrature_degree belongs to model = 'potential' (rolling contact acts "
+                "at points, not along the rods); remove it or set model = 'potential'."
+            )
+        if not self.obstacles:
+            raise InputError(
+                "contact.quadrature_degree sets the rule of the laws between the rods and "
+                "obstacles, but there is no [[contact.obstacles]]; add one or remove it."
             )
 
 
@@ -376,7 +404,9 @@ def _models(
         law = law_from_table(spec.law, "contact.law", "contact.damping and contact.friction")
         damping = dissipative_law_from_table(spec.damping, DampingLaw, "contact.damping")
         friction = dissipative_law_from_table(spec.friction, CoulombFrictionLaw, "contact.friction")
-        on_obstacles = ObstaclePotential(law, damping=damping, friction=friction)
+        on_obstacles = ObstaclePotential(
+            law, damping=damping, friction=friction, quadrature_degree=spec.quadrature_degree
+        )
         laws.update(law=law, damping=damping)
     if spec.rod_law is None and (spec.rod_damping is not None or spec.rod_friction is not None):
         raise InputError("contact.rod_damping and contact.rod_friction need contact.rod_law.")
