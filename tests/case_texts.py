@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import numpy as np
+
 ONE_ROD = """
 [[rods]]
 name = "rod"
@@ -31,3 +33,10 @@ def write_case(path: Path, text: str, comm) -> Path:
         path.write_text(text)
     comm.barrier()
     return path
+
+
+def consistent_kinetic_energy(rho_a, s, v):
+    """½ ∫ ρA v_h² ds of the P1 interpolant of nodal values v at nodes s (exact: Simpson per
+    element of a quadratic, h/3 (v_i² + v_i v_j + v_j²))."""
+    h = np.diff(s)
+    return 0.5 * rho_a * np.sum(h / 3 * (v[:-1] ** 2 + v[:-1] * v[1:] + v[1:] ** 2))

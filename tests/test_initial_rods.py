@@ -8,20 +8,13 @@ string), serially and on 2 ranks.
 
 import numpy as np
 import pytest
-from case_texts import write_case
+from case_texts import consistent_kinetic_energy, write_case
 from conftest import REPO
 
 from fe_rodcontact.cli import main
 from fe_rodcontact.cli.initial_fields import RodLocator, combine
 
 CASE = REPO / "demos" / "cases" / "crossed_strings.toml"
-
-
-def consistent_kinetic_energy(rho_a, s, v):
-    """½ ∫ ρA v_h² ds of the P1 interpolant of nodal values v at nodes s (exact: Simpson per
-    element of a quadratic, h/3 (v_i² + v_i v_j + v_j²))."""
-    h = np.diff(s)
-    return 0.5 * rho_a * np.sum(h / 3 * (v[:-1] ** 2 + v[:-1] * v[1:] + v[1:] ** 2))
 
 
 def test_crossed_strings_case(comm, shared_tmp):
