@@ -11,6 +11,7 @@ keeps data of the pattern it was built on). Serially
 :class:`~fe_rodcontact.solvers.ordered_matrix.OrderedMatrix` does the same without sorting.
 """
 
+from mpi4py import MPI
 from petsc4py import PETSc
 
 import numpy as np
@@ -41,7 +42,9 @@ class CooMatrix:
         self._columns = numbering.extended(columns.astype(np.int64))
         self._values = np.zeros(0)
 
-    def matrix(self, comm: object, sizes: object, contact: PointPattern) -> PETSc.Mat:
+    def matrix(
+        self, comm: MPI.Comm, sizes: tuple[tuple[int, int], tuple[int, int]], contact: PointPattern
+    ) -> PETSc.Mat:
         """A new matrix of the rod entries and ``contact``'s, preallocated through COO.
 
         Args:
